@@ -1,0 +1,29 @@
+"""The few domain errors; the CLI and the pages turn each into one clear line."""
+
+
+class PalaceError(Exception):
+    """Base of every error palace_lab raises on purpose."""
+
+
+class UnknownFormatError(PalaceError):
+    """A file matched none of the known export formats."""
+
+
+class NothingToIngestError(PalaceError):
+    """A path held nothing that any parser could read."""
+
+
+class StoreError(PalaceError):
+    """The palace file is missing, of a newer schema, or inconsistent."""
+
+
+class DistillError(PalaceError):
+    """A distiller could not run (bad configuration, budget exceeded, no key)."""
+
+
+class BudgetExceededError(DistillError):
+    """A paid run would go (or went) over its hard cost cap."""
+
+
+class SearchError(PalaceError):
+    """A mode string or an index could not be used."""

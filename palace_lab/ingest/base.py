@@ -1,0 +1,94 @@
+"""What every export parser shares: the parse result, skip accounting and safe line reading.
+
+A parser turns one file into :class:`~palace_lab.model.Conversation` values. It never raises on
+a bad line: it counts it under a reason in ``ParseResult.skipped`` and goes on, so good lines
+are always kept. It raises :class:`~palace_lab.errors.UnknownFormatError` only when the file as
+a whole is not of its format.
+"""
+
+from __future__ import annotations
+
+import json
+from collections import Counter
+from collections.abc import Iterator
+from dataclasses import dataclass, field
+from pathlib import Path
+
+from palace_lab.model import Conversation
+
+SNIFF_BYTES = 64 * 1024
+
+
+@dataclass
+class ParseResult:
+    """Conversations read from one file, plus what was skipped and why."""
+
+    conversations: list[Conversation] = field(default_factory=list)
+    skipped: Counter = field(default_factory=Counter)
+    lines: int = 0
+
+    def skip(self, reason: str, n: int = 1) -> None:
+        self.skipped[reason] += n
+
+
+def read_head(path: Path, n: int = SNIFF_BYTES) -> bytes:
+    with open(path, "rb") as fh:
+        return fh.read(n)
+
+
+def first_json_lines(head: bytes, limit: int = 20) -> list[dict]:
+    """The JSON objects among the first lines of a file's head (for sniffing)."""
+    out: list[dict] = []
+    for raw in head.splitlines()[:limit]:
+        try:
+            obj = json.loads(raw.decode("utf-8"))
+        except (UnicodeDecodeError, ValueError):
+            continue
+        if isinstance(obj, dict):
+            out.append(obj)
+    return out
+
+
+def iter_jsonl(path: Path, result: ParseResult) -> Iterator[tuple[int, dict]]:
+    """Yield ``(line_number, object)`` for each valid JSON object line (1-based numbers).
+
+    Bad lines are counted in ``result.skipped``: ``invalid_utf8``, ``invalid_json``,
+    ``truncated_last_line`` (a last line without newline that does not parse: a write cut
+    off), ``not_an_object``. Blank lines are ignored.
+    """
+    with open(path, "rb") as fh:
+        for number, raw in enumerate(fh, start=1):
+            result.lines += 1
+            if not raw.strip():
+                continue
+            try:
+                text = raw.decode("utf-8")
+            except UnicodeDecodeError:
+                result.skip("invalid_utf8")
+                continue
+            try:
+                obj = json.loads(text)
+            except ValueError:
+                result.skip("invalid_json" if raw.endswith(b"\n") else "truncated_last_line")
+                continue
+            if not isinstance(obj, dict):
+                result.skip("not_an_object")
+                continue
+            yield number, obj
+
+
+def project_from_folder(path: Path) -> str | None:
+    """Project name from a Claude Code style folder (``-home-me-repo`` → ``repo``)."""
+    name = path.parent.name
+    if not name or name in (".", "/"):
+        return None
+    return name.strip("-").split("-")[-1] or name
+
+
+@dataclass(frozen=True)
+class Parser:
+    """A registered format: its name, a content sniffer and the parser itself."""
+
+    name: str
+    sniff: "object"
+    parse: "object"

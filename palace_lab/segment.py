@@ -1,0 +1,73 @@
+"""Segmentation: a conversation's messages become exchanges.
+
+An exchange opens at a real user request (``Message.is_request``) and runs until the next one;
+tool calls and tool results stay inside it. Nothing is lost: messages before the first request
+(a greeting, a system preamble, an assistant that speaks first) belong to the first exchange,
+and a conversation without any request is one exchange.
+
+Two texts are kept per exchange, both built from searchable messages only:
+- ``verbatim``: everything the person and the agent said and did, tool input and output
+  included (what the verbatim search layer indexes and what drill-down shows);
+- ``dialogue``: the person's and the agent's words without tool traffic.
+"""
+
+from __future__ import annotations
+
+from palace_lab.files import files_touched
+from palace_lab.model import Conversation, Exchange, Message, exchange_id_for
+
+_LABEL = {"user": "user", "assistant": "assistant", "tool_call": "tool call",
+          "tool_result": "tool result", "system": "system"}
+
+
+def render_message(m: Message) -> str:
+    label = _LABEL[m.role]
+    if m.tool_name and m.role == "tool_call":
+        label = f"{label} {m.tool_name}"
+    return f"[{label}] {m.text}"
+
+
+def request_text(m: Message) -> str:
+    """The person's words of a request (machine text such as IDE tags comes after)."""
+    return m.meta.get("request_text") or m.text
+
+
+def _groups(messages: tuple[Message, ...]) -> list[list[Message]]:
+    groups: list[list[Message]] = []
+    for m in messages:
+        if m.is_request and groups and any(x.is_request for x in groups[-1]):
+            groups.append([m])
+        elif m.is_request and groups and not any(x.is_request for x in groups[-1]):
+            groups[-1].append(m)  # the preamble joins the first request's exchange
+        elif not groups:
+            groups.append([m])
+        else:
+            groups[-1].append(m)
+    return groups
+
+
+def _exchange(conv: Conversation, group: list[Message], cwd: str | None) -> Exchange:
+    searchable = [m for m in group if m.searchable]
+    request = next((m for m in group if m.is_request), None)
+    verbatim = "\n\n".join(render_message(m) for m in searchable)
+    dialogue = "\n\n".join(
+        render_message(m) for m in searchable if m.role in ("user", "assistant"))
+    return Exchange(
+        exchange_id=exchange_id_for(conv.conversation_id, group[0].source_key),
+        conversation_id=conv.conversation_id,
+        ply_start=group[0].position,
+        ply_end=group[-1].position,
+        request=request_text(request) if request else "",
+        verbatim=verbatim,
+        dialogue=dialogue,
+        files_touched=files_touched(verbatim, cwd),
+        project=conv.project,
+        timestamp=(request.timestamp if request else None) or group[0].timestamp,
+    )
+
+
+def segment(conv: Conversation) -> list[Exchange]:
+    """The exchanges of one conversation, in order. Empty conversations have none."""
+    if not conv.messages:
+        return []
+    return [_exchange(conv, g, conv.cwd) for g in _groups(conv.messages)]

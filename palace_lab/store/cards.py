@@ -1,0 +1,105 @@
+"""Distilled cards in the palace, one row per (exchange, distiller version).
+
+A card remembers the hash of the exchange it was made from: when the exchange changes (a
+session grew), the card is stale and the exchange is pending again for that version. Cards of
+other versions are never touched, so two prompts or two backends can be compared side by side.
+"""
+
+from __future__ import annotations
+
+import json
+from collections.abc import Iterable
+
+from palace_lab.model import DistilledCard, Exchange, content_hash
+
+
+def card_hash(card: DistilledCard) -> str:
+    rooms = json.dumps([r.to_dict() for r in card.room_assignments], sort_keys=True)
+    return content_hash(card.exchange_id, card.distiller, card.exchange_core,
+                        card.specific_context, rooms, json.dumps(list(card.files_touched)))
+
+
+class CardsMixin:
+    def register_distiller(self, version: str, backend: str, config: dict | None = None) -> None:
+        from palace_lab.store.palace import now_iso
+
+        with self.transaction() as tx:
+            tx.execute("INSERT OR IGNORE INTO distillers VALUES (?,?,?,?)",
+                       (version, backend, json.dumps(config or {}), now_iso()))
+
+    def distiller_versions(self) -> list[dict]:
+        rows = self.conn.execute(
+            "SELECT d.version, d.backend, d.config_json, d.created_at, COUNT(c.exchange_id) AS cards,"
+            " COALESCE(SUM(c.fallback), 0) AS fallbacks, COALESCE(SUM(c.cost_usd), 0) AS cost_usd"
+            " FROM distillers d LEFT JOIN cards c ON c.distiller = d.version"
+            " GROUP BY d.version ORDER BY d.created_at, d.version")
+        return [dict(r) for r in rows]
+
+    def put_cards(self, outcomes: Iterable, exchange_hashes: dict[str, str]) -> int:
+        """Store DistillOutcome values atomically; returns how many were written."""
+        from palace_lab.store.palace import now_iso
+
+        rows = []
+        for o in outcomes:
+            c = o.card
+            rows.append((
+                c.exchange_id, c.distiller, exchange_hashes[c.exchange_id], c.exchange_core,
+                c.specific_context, json.dumps([r.to_dict() for r in c.room_assignments]),
+                json.dumps(list(c.files_touched)), int(c.fallback), o.error, o.input_tokens,
+                o.output_tokens, o.cost_usd, now_iso(), card_hash(c)))
+        with self.transaction() as tx:
+            tx.executemany("INSERT OR REPLACE INTO cards VALUES (?,?,?,?,?,?,?,?,?,?,?,?,?,?)", rows)
+        return len(rows)
+
+    def cards(self, distiller: str) -> list[DistilledCard]:
+        """The cards of one version, in exchange order (stale ones included)."""
+        rows = self.conn.execute(
+            "SELECT c.* FROM cards c JOIN exchanges e USING (exchange_id)"
+            " JOIN conversations v ON v.conversation_id = e.conversation_id"
+            " WHERE c.distiller=? ORDER BY v.started_at, v.conversation_id, e.ply_start",
+            (distiller,))
+        return [_row_card(r) for r in rows]
+
+    def card_map(self, distiller: str) -> dict[str, DistilledCard]:
+        return {c.exchange_id: c for c in self.cards(distiller)}
+
+    def card_details(self, distiller: str) -> list[dict]:
+        """Cards with their bookkeeping (fallback, error, tokens, cost) as plain dicts."""
+        rows = self.conn.execute("SELECT * FROM cards WHERE distiller=?", (distiller,))
+        out = []
+        for r in rows:
+            d = _row_card(r).to_dict()
+            d.update(error=r["error"], input_tokens=r["input_tokens"],
+                     output_tokens=r["output_tokens"], cost_usd=r["cost_usd"],
+                     created_at=r["created_at"])
+            out.append(d)
+        return out
+
+    def pending_exchanges(self, distiller: str) -> list[Exchange]:
+        """Exchanges with no card of this version, or whose card was made from older text."""
+        have = {r[0]: r[1] for r in self.conn.execute(
+            "SELECT exchange_id, exchange_hash FROM cards WHERE distiller=?", (distiller,))}
+        return [e for e in self.exchanges() if have.get(e.exchange_id) != e.hash]
+
+    def latest_distiller(self) -> str | None:
+        row = self.conn.execute(
+            "SELECT distiller FROM cards GROUP BY distiller ORDER BY MAX(created_at) DESC,"
+            " COUNT(*) DESC LIMIT 1").fetchone()
+        return row[0] if row else None
+
+    def verify_cards(self) -> tuple[int, list[str]]:
+        bad, n = [], 0
+        for r in self.conn.execute("SELECT * FROM cards"):
+            n += 1
+            if card_hash(_row_card(r)) != r["hash"]:
+                bad.append(f"card {r['exchange_id']}@{r['distiller']}")
+        return n, bad
+
+
+def _row_card(r) -> DistilledCard:
+    return DistilledCard.from_dict({
+        "exchange_id": r["exchange_id"], "distiller": r["distiller"],
+        "exchange_core": r["exchange_core"], "specific_context": r["specific_context"],
+        "room_assignments": json.loads(r["rooms_json"]),
+        "files_touched": json.loads(r["files_json"]), "fallback": bool(r["fallback"]),
+    })

@@ -1,0 +1,251 @@
+"""The palace: one SQLite file holding everything that is not derived.
+
+Invariants:
+- WAL journal; every write happens inside :meth:`Palace.transaction`, so a crash or an error
+  leaves the file as it was before the write began (never half-written).
+- Messages are keyed by ``(conversation_id, position)`` and carry a content hash; a
+  conversation's hash is the hash of its message hashes, so re-ingesting an unchanged
+  conversation is a no-op and a grown one replaces only itself.
+- Exchange ids are derived from source ids (see :func:`palace_lab.model.exchange_id_for`), so
+  cards, judgments and embeddings survive a re-ingest.
+- :meth:`verify` re-hashes every stored message, exchange and card and reports mismatches.
+"""
+
+from __future__ import annotations
+
+import json
+import sqlite3
+import threading
+from collections.abc import Iterator
+from contextlib import contextmanager
+from dataclasses import dataclass, field
+from datetime import datetime, timezone
+from pathlib import Path
+
+from palace_lab.errors import StoreError
+from palace_lab.model import Conversation, Exchange, Message, content_hash
+from palace_lab.store.cards import CardsMixin
+from palace_lab.store.evaluation import EvaluationMixin
+from palace_lab.store.migrations import migrate
+from palace_lab.store.vectors import VectorsMixin
+
+
+def now_iso() -> str:
+    return datetime.now(timezone.utc).strftime("%Y-%m-%dT%H:%M:%SZ")
+
+
+@dataclass
+class VerifyReport:
+    messages: int = 0
+    exchanges: int = 0
+    cards: int = 0
+    mismatches: list[str] = field(default_factory=list)
+
+    @property
+    def ok(self) -> bool:
+        return not self.mismatches
+
+    def to_dict(self) -> dict:
+        return {"ok": self.ok, "messages": self.messages, "exchanges": self.exchanges,
+                "cards": self.cards, "mismatches": self.mismatches}
+
+
+def conversation_hash(conv: Conversation) -> str:
+    return content_hash(conv.conversation_id, *(m.hash for m in conv.messages))
+
+
+class Palace(CardsMixin, VectorsMixin, EvaluationMixin):
+    """A palace file. Use :meth:`open`; safe to share across threads (one lock per write)."""
+
+    def __init__(self, path: Path, conn: sqlite3.Connection):
+        self.path = path
+        self.conn = conn
+        self._lock = threading.RLock()
+
+    @classmethod
+    def open(cls, path: str | Path, *, create: bool = True) -> "Palace":
+        path = Path(path).expanduser()
+        if not create and not path.exists():
+            raise StoreError(f"no palace at {path}; run `palace-lab ingest ... --db {path}` first")
+        path.parent.mkdir(parents=True, exist_ok=True)
+        try:
+            conn = sqlite3.connect(path, check_same_thread=False, isolation_level=None)
+            conn.execute("PRAGMA journal_mode=WAL")
+        except sqlite3.DatabaseError as exc:
+            raise StoreError(f"{path} is not a palace file ({exc})") from None
+        conn.execute("PRAGMA foreign_keys=ON")
+        conn.execute("PRAGMA synchronous=NORMAL")
+        conn.execute("PRAGMA busy_timeout=5000")
+        conn.row_factory = sqlite3.Row
+        migrate(conn)
+        return cls(path, conn)
+
+    def close(self) -> None:
+        self.conn.close()
+
+    def __enter__(self) -> "Palace":
+        return self
+
+    def __exit__(self, *exc) -> None:
+        self.close()
+
+    @contextmanager
+    def transaction(self) -> Iterator[sqlite3.Connection]:
+        """One atomic write: commits on success, rolls back on any exception."""
+        with self._lock:
+            self.conn.execute("BEGIN IMMEDIATE")
+            try:
+                yield self.conn
+            except BaseException:
+                self.conn.execute("ROLLBACK")
+                raise
+            self.conn.execute("COMMIT")
+
+    # -- key/value state (resumable runs, settings) -------------------------------------------
+
+    def kv_get(self, key: str, default: str | None = None) -> str | None:
+        row = self.conn.execute("SELECT value FROM kv WHERE key=?", (key,)).fetchone()
+        return row[0] if row else default
+
+    def kv_set(self, key: str, value: str | None) -> None:
+        with self.transaction() as tx:
+            if value is None:
+                tx.execute("DELETE FROM kv WHERE key=?", (key,))
+            else:
+                tx.execute("INSERT OR REPLACE INTO kv VALUES (?,?)", (key, value))
+
+    # -- sources ------------------------------------------------------------------------------
+
+    def source_unchanged(self, path: str, sha1: str) -> bool:
+        row = self.conn.execute("SELECT sha1 FROM sources WHERE path=?", (path,)).fetchone()
+        return bool(row) and row[0] == sha1
+
+    def record_source(self, tx, path: str, fmt: str, size: int, sha1: str,
+                      conversations: int, messages: int, skipped: dict) -> None:
+        tx.execute(
+            "INSERT OR REPLACE INTO sources VALUES (?,?,?,?,?,?,?,?)",
+            (path, fmt, size, sha1, now_iso(), conversations, messages, json.dumps(skipped)),
+        )
+
+    # -- conversations, messages, exchanges ---------------------------------------------------
+
+    def store_conversation(self, tx, conv: Conversation, exchanges: list[Exchange]) -> tuple[int, int]:
+        """Insert or replace one conversation; returns (messages added, exchanges added).
+
+        Unchanged conversations (same hash) cost one lookup and write nothing.
+        """
+        digest = conversation_hash(conv)
+        row = tx.execute("SELECT hash FROM conversations WHERE conversation_id=?",
+                         (conv.conversation_id,)).fetchone()
+        if row and row[0] == digest:
+            return 0, 0
+        old_positions = {r[0]: r[1] for r in tx.execute(
+            "SELECT position, hash FROM messages WHERE conversation_id=?", (conv.conversation_id,))}
+        old_exchanges = {r[0] for r in tx.execute(
+            "SELECT exchange_id FROM exchanges WHERE conversation_id=?", (conv.conversation_id,))}
+        tx.execute("DELETE FROM messages WHERE conversation_id=?", (conv.conversation_id,))
+        tx.execute("DELETE FROM exchanges WHERE conversation_id=?", (conv.conversation_id,))
+        tx.execute(
+            "INSERT OR REPLACE INTO conversations VALUES (?,?,?,?,?,?,?,?)",
+            (conv.conversation_id, conv.source_format, conv.project, conv.title,
+             conv.source_path, conv.parent_id, conv.started_at, digest),
+        )
+        tx.executemany("INSERT INTO messages VALUES (?,?,?,?,?,?,?,?,?,?,?,?,?)",
+                       [_message_row(m) for m in conv.messages])
+        tx.executemany("INSERT INTO exchanges VALUES (?,?,?,?,?,?,?,?,?,?,?)",
+                       [_exchange_row(e) for e in exchanges])
+        added_messages = sum(1 for m in conv.messages if old_positions.get(m.position) != m.hash)
+        added_exchanges = sum(1 for e in exchanges if e.exchange_id not in old_exchanges)
+        return added_messages, added_exchanges
+
+    def conversations(self) -> list[dict]:
+        rows = self.conn.execute(
+            "SELECT c.*, (SELECT COUNT(*) FROM messages m WHERE m.conversation_id=c.conversation_id)"
+            " AS n_messages, (SELECT COUNT(*) FROM exchanges e WHERE"
+            " e.conversation_id=c.conversation_id) AS n_exchanges FROM conversations c"
+            " ORDER BY started_at, conversation_id")
+        return [dict(r) for r in rows]
+
+    def messages(self, conversation_id: str, start: int = 0, end: int | None = None) -> list[Message]:
+        end = 1 << 62 if end is None else end
+        rows = self.conn.execute(
+            "SELECT * FROM messages WHERE conversation_id=? AND position BETWEEN ? AND ?"
+            " ORDER BY position", (conversation_id, start, end))
+        return [_row_message(r) for r in rows]
+
+    def exchanges(self, *, conversation_id: str | None = None,
+                  ids: list[str] | None = None) -> list[Exchange]:
+        """Exchanges in conversation order (conversations by start time, then ply)."""
+        sql = ("SELECT e.* FROM exchanges e JOIN conversations c USING (conversation_id)")
+        args: list = []
+        if conversation_id is not None:
+            sql += " WHERE e.conversation_id=?"
+            args.append(conversation_id)
+        sql += " ORDER BY c.started_at, c.conversation_id, e.ply_start"
+        rows = [_row_exchange(r) for r in self.conn.execute(sql, args)]
+        if ids is not None:
+            wanted = set(ids)
+            rows = [e for e in rows if e.exchange_id in wanted]
+        return rows
+
+    def exchange(self, exchange_id: str) -> Exchange | None:
+        row = self.conn.execute("SELECT * FROM exchanges WHERE exchange_id=?",
+                                (exchange_id,)).fetchone()
+        return _row_exchange(row) if row else None
+
+    def count(self, table: str) -> int:
+        if table not in {"conversations", "messages", "exchanges", "cards", "embeddings",
+                         "queries", "judgments", "sources", "runs"}:
+            raise ValueError(f"unknown table {table!r}")
+        return self.conn.execute(f"SELECT COUNT(*) FROM {table}").fetchone()[0]
+
+    def fingerprint(self) -> str:
+        """Changes whenever the exchanges change: the key of every derived index."""
+        rows = self.conn.execute("SELECT exchange_id, hash FROM exchanges ORDER BY exchange_id")
+        return content_hash(*(f"{a}:{b}" for a, b in rows))
+
+    def verify(self) -> VerifyReport:
+        """Re-hash every stored message, exchange and card; report what does not match."""
+        report = VerifyReport()
+        for r in self.conn.execute("SELECT * FROM messages"):
+            report.messages += 1
+            if _row_message(r).hash != r["hash"]:
+                report.mismatches.append(f"message {r['conversation_id']}#{r['position']}")
+        for r in self.conn.execute("SELECT * FROM exchanges"):
+            report.exchanges += 1
+            if _row_exchange(r).hash != r["hash"]:
+                report.mismatches.append(f"exchange {r['exchange_id']}")
+        report.cards, bad_cards = self.verify_cards()
+        report.mismatches.extend(bad_cards)
+        return report
+
+
+def _message_row(m: Message) -> tuple:
+    return (m.conversation_id, m.position, m.role, m.text, m.source_key, int(m.is_request),
+            int(m.searchable), m.tool_name, m.timestamp, m.source_path, m.source_line,
+            json.dumps(m.meta) if m.meta else None, m.hash)
+
+
+def _row_message(r: sqlite3.Row) -> Message:
+    return Message(
+        conversation_id=r["conversation_id"], position=r["position"], role=r["role"],
+        text=r["text"], source_key=r["source_key"], is_request=bool(r["is_request"]),
+        searchable=bool(r["searchable"]), tool_name=r["tool_name"], timestamp=r["timestamp"],
+        source_path=r["source_path"], source_line=r["source_line"],
+        meta=json.loads(r["meta_json"]) if r["meta_json"] else {},
+    )
+
+
+def _exchange_row(e: Exchange) -> tuple:
+    return (e.exchange_id, e.conversation_id, e.ply_start, e.ply_end, e.request, e.verbatim,
+            e.dialogue, json.dumps(list(e.files_touched)), e.project, e.timestamp, e.hash)
+
+
+def _row_exchange(r: sqlite3.Row) -> Exchange:
+    return Exchange(
+        exchange_id=r["exchange_id"], conversation_id=r["conversation_id"],
+        ply_start=r["ply_start"], ply_end=r["ply_end"], request=r["request"],
+        verbatim=r["verbatim"], dialogue=r["dialogue"],
+        files_touched=tuple(json.loads(r["files_json"])), project=r["project"],
+        timestamp=r["timestamp"],
+    )
