@@ -65,7 +65,13 @@ RULES: tuple[Rule, ...] = (
     _rule(
         "private_key",
         r"(?P<secret>-----BEGIN (?:[A-Z0-9]+ )*PRIVATE KEY-----"
-        r"[\s\S]*?(?:-----END (?:[A-Z0-9]+ )*PRIVATE KEY-----|\Z))",
+        r"[\s\S]*?-----END (?:[A-Z0-9]+ )*PRIVATE KEY-----)",
+    ),
+    # A block cut off before its END line (a truncated paste): the header lines and base64.
+    _rule(
+        "private_key",
+        r"(?P<secret>-----BEGIN (?:[A-Z0-9]+ )*PRIVATE KEY-----"
+        r"(?:\r?\n[A-Za-z-]+: [^\n]*)*(?:\r?\n[A-Za-z0-9+/=]+)+)",
     ),
     _rule("anthropic_api_key", r"\b(?P<secret>sk-ant-[A-Za-z0-9_-]{20,})"),
     _rule("openai_project_key", r"\b(?P<secret>sk-proj-[A-Za-z0-9_-]{20,})"),
@@ -77,7 +83,7 @@ RULES: tuple[Rule, ...] = (
     _rule("gitlab_token", r"\b(?P<secret>glpat-[A-Za-z0-9_-]{20,})", _looks_random),
     _rule("npm_token", r"\b(?P<secret>npm_[A-Za-z0-9]{36})\b"),
     _rule("bearer_token", r"\bBearer\s+(?P<secret>[A-Za-z0-9._~+/-]{16,}=*)", _looks_random),
-    _rule("url_password", r"\b[a-zA-Z][a-zA-Z0-9+.-]*://[^\s:/@]+:(?P<secret>[^\s@/]+)@"),
+    _rule("url_password", r"\b[a-zA-Z][a-zA-Z0-9+.-]*://[^\s:/@]*:(?P<secret>[^\s@/]+)@"),
     _rule(
         "cli_secret_flag",
         r"(?<![\w-])--(?:password|passwd|pass|token|secret|api-key|api_key|apikey|"
@@ -146,7 +152,10 @@ def _claim_spans(text: str, rules: tuple[Rule, ...]) -> list[tuple[int, int, str
             start, end = m.span("secret")
             if start == end or any(s < end and start < e for s, e, _ in claimed):
                 continue
-            if rule.plausible is not None and not rule.plausible(m.group("secret")):
+            secret = m.group("secret")
+            if secret.strip("'\"").startswith("[REDACTED:"):
+                continue  # already redacted: a second pass changes nothing
+            if rule.plausible is not None and not rule.plausible(secret):
                 continue
             claimed.append((start, end, rule.kind))
     return sorted(claimed)

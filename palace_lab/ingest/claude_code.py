@@ -193,12 +193,15 @@ def _read_session(path: Path, result: ParseResult) -> tuple[_Builder, dict, list
     b = _Builder(path)
     info: dict = {}
     queued: list[dict] = []
+    uuids: set[str] = set()
     for line, rec in iter_jsonl(path, result):
         kind = rec.get("type")
         if rec.get("sessionId"):
             info.setdefault("session_id", rec["sessionId"])
         if rec.get("cwd"):
             info.setdefault("cwd", rec["cwd"])
+        if rec.get("uuid"):
+            uuids.add(rec["uuid"])
         if kind == "user":
             _user_record(b, rec, line)
         elif kind == "assistant":
@@ -208,11 +211,18 @@ def _read_session(path: Path, result: ParseResult) -> tuple[_Builder, dict, list
         elif kind == "queue-operation":
             if rec.get("operation") == "enqueue" and isinstance(rec.get("content"), str):
                 queued.append({"rec": rec, "line": line, "at": len(b.messages)})
-        elif kind in TITLE_TYPES:
-            info["title"] = rec.get("summary") or rec.get("customTitle") or info.get("title")
+        elif kind == "custom-title" and rec.get("customTitle"):
+            info["title"] = rec["customTitle"]
+        elif kind == "summary":
+            # Summary records often describe *other* sessions: only one whose leaf is a
+            # record of this file names this conversation.
+            info.setdefault("summaries", {})[rec.get("leafUuid")] = rec.get("summary")
             result.skip(f"record:{kind}")
         else:
             result.skip(f"record:{kind or 'untyped'}")
+    own = [t for leaf, t in info.pop("summaries", {}).items() if leaf in uuids]
+    if own and "title" not in info:
+        info["title"] = own[-1]
     return b, info, queued
 
 

@@ -1,0 +1,24 @@
+"""Start the Streamlit lab (``palace-lab app``): local only, no usage statistics."""
+
+from __future__ import annotations
+
+import os
+import subprocess
+import sys
+from pathlib import Path
+
+APP = Path(__file__).resolve().parent.parent / "app.py"
+
+
+def launch(*, db: str | None = None, port: int = 8501, headless: bool = False) -> int:
+    if not APP.exists():
+        from palace_lab.errors import PalaceError
+
+        raise PalaceError(f"the app entry point {APP} is missing (install from a checkout)")
+    env = dict(os.environ, HF_HUB_OFFLINE="1")
+    if db:
+        env["PALACE_LAB_DB"] = str(Path(db).expanduser().resolve())
+    cmd = [sys.executable, "-m", "streamlit", "run", str(APP), "--server.address", "127.0.0.1",
+           "--server.port", str(port), "--browser.gatherUsageStats", "false",
+           "--server.headless", "true" if headless else "false"]
+    return subprocess.call(cmd, env=env, cwd=APP.parent)

@@ -1,0 +1,131 @@
+"""Running a distiller over the palace: incremental, resumable, with progress.
+
+Only *pending* exchanges are distilled (no card of this version, or a card made from older
+text), so a rerun costs nothing and an interrupted run resumes where it stopped: cards are
+written in small atomic batches as they are made. A paid backend's hard cost cap stops the run
+after the last batch that fit; what was made is kept. Every card is redacted before it is
+stored, whatever the backend.
+"""
+
+from __future__ import annotations
+
+import time
+from collections.abc import Callable, MutableMapping, Sequence
+from dataclasses import dataclass, field, replace
+
+from palace_lab.distill.base import Distiller, DistillOutcome
+from palace_lab.distill.terms import corpus_stats
+from palace_lab.errors import BudgetExceededError
+from palace_lab.model import Exchange
+
+
+@dataclass
+class DistillSummary:
+    distiller: str
+    total: int = 0
+    made: int = 0
+    cached: int = 0
+    failed: int = 0
+    input_tokens: int = 0
+    output_tokens: int = 0
+    cost_usd: float = 0.0
+    seconds: float = 0.0
+    stopped: str | None = None
+    redactions: dict = field(default_factory=dict)
+
+    @property
+    def per_second(self) -> float:
+        return self.made / self.seconds if self.seconds else 0.0
+
+    def to_dict(self) -> dict:
+        d = vars(self).copy()
+        d["exchanges_per_second"] = round(self.per_second, 1)
+        return d
+
+
+class KVState(MutableMapping):
+    """A backend's resumable state (e.g. a submitted batch id), kept in the palace's kv table."""
+
+    def __init__(self, palace, prefix: str):
+        self.palace, self.prefix = palace, f"state:{prefix}:"
+
+    def __getitem__(self, key):
+        value = self.palace.kv_get(self.prefix + key)
+        if value is None:
+            raise KeyError(key)
+        return value
+
+    def __setitem__(self, key, value):
+        self.palace.kv_set(self.prefix + key, str(value))
+
+    def __delitem__(self, key):
+        self.palace.kv_set(self.prefix + key, None)
+
+    def __iter__(self):
+        rows = self.palace.conn.execute("SELECT key FROM kv WHERE key LIKE ?", (self.prefix + "%",))
+        return (r[0][len(self.prefix):] for r in rows)
+
+    def __len__(self):
+        return sum(1 for _ in self)
+
+
+def redact_outcome(outcome: DistillOutcome, tally: dict) -> DistillOutcome:
+    from palace_lab.redact import redact
+
+    card = outcome.card
+    core, ctx = redact(card.exchange_core), redact(card.specific_context)
+    for finding in list(core.findings) + list(ctx.findings):
+        tally[finding.kind] = tally.get(finding.kind, 0) + finding.count
+    if not core.findings and not ctx.findings:
+        return outcome
+    return replace(outcome, card=replace(card, exchange_core=core.text, specific_context=ctx.text))
+
+
+def distill_palace(
+    palace,
+    distiller: Distiller,
+    *,
+    exchange_ids: Sequence[str] | None = None,
+    limit: int | None = None,
+    batch_size: int = 32,
+    progress: Callable[[int, int, list[DistillOutcome]], None] | None = None,
+    should_stop: Callable[[], bool] | None = None,
+) -> DistillSummary:
+    """Distill the pending exchanges; returns what was made, cached, failed and spent."""
+    version = distiller.version
+    palace.register_distiller(version, distiller.backend, getattr(distiller, "config", None))
+    if hasattr(distiller, "state"):
+        distiller.state = KVState(palace, version)
+    everything = palace.exchanges()
+    scope = everything if exchange_ids is None else [e for e in everything if e.exchange_id in set(exchange_ids)]
+    pending_ids = {e.exchange_id for e in palace.pending_exchanges(version)}
+    pending = [e for e in scope if e.exchange_id in pending_ids][:limit]
+    summary = DistillSummary(version, total=len(pending), cached=len(scope) - len([e for e in scope if e.exchange_id in pending_ids]))
+    stats = corpus_stats(e.verbatim for e in everything)
+    distiller.prepare(pending)
+    start = time.perf_counter()
+    try:
+        _run_batches(palace, distiller, pending, stats, summary, batch_size, progress, should_stop)
+    except BudgetExceededError as exc:
+        summary.stopped = f"budget: {exc}"
+    summary.seconds = time.perf_counter() - start
+    return summary
+
+
+def _run_batches(palace, distiller, pending: list[Exchange], stats, summary, batch_size,
+                 progress, should_stop) -> None:
+    for i in range(0, len(pending), batch_size):
+        if should_stop and should_stop():
+            summary.stopped = "stopped by request"
+            return
+        chunk = pending[i:i + batch_size]
+        outcomes = [redact_outcome(o, summary.redactions)
+                    for o in distiller.distill_batch(chunk, stats=stats)]
+        palace.put_cards(outcomes, {e.exchange_id: e.hash for e in chunk})
+        summary.made += len(outcomes)
+        summary.failed += sum(1 for o in outcomes if o.card.fallback)
+        summary.input_tokens += sum(o.input_tokens for o in outcomes)
+        summary.output_tokens += sum(o.output_tokens for o in outcomes)
+        summary.cost_usd += sum(o.cost_usd for o in outcomes)
+        if progress:
+            progress(summary.made, summary.total, outcomes)

@@ -1,0 +1,82 @@
+"""Terms and salience: which words of an exchange are its surviving vocabulary.
+
+A *term* is a lower-cased word, identifier, dotted name or path as it appears in text. The
+palace-wide document frequency of each term (in how many exchanges it occurs) tells the
+distinctive terms of one exchange from those common to all: ``idf = log((N + 1) / (df + 1)) + 1``
+(the smoothed inverse document frequency used by scikit-learn's TfidfVectorizer).
+"""
+
+from __future__ import annotations
+
+import math
+import re
+from collections import Counter
+from collections.abc import Iterable
+
+from palace_lab.distill.base import CorpusStats
+
+TERM = re.compile(r"[A-Za-z_][\w\-./]*\w|\d+(?:\.\d+)?[a-zA-Z%]*")
+STOPWORDS = frozenset(
+    """
+    a an the and or but if then else of to in on at by for with from into onto as is are was
+    were be been being it its this that these those there here i me my we our you your he she
+    they them their what which who whom when where why how all any both each few more most
+    other some such no nor not only own same so than too very can will just don should now
+    do does did done have has had having let lets let's ok okay yes yeah please thanks thank
+    also about would could might may must shall get got go going make made use used using
+    one two new like want need see look check try run file files code now still again first
+    i'll i'm we'll it's that's there's here's also just sure great good well right up out
+    over under after before while because into via per without within
+    """.split()
+)
+
+
+try:  # scikit-learn's English list widens ours; it is a hard dependency anyway
+    from sklearn.feature_extraction.text import ENGLISH_STOP_WORDS as _SK
+
+    STOPWORDS = STOPWORDS | frozenset(_SK)
+except ImportError:  # pragma: no cover
+    pass
+GENERIC = frozenset(
+    """
+    thing things something anything everything stuff way ways part parts kind lot lots bit
+    point idea ideas case cases place work works working worked time times today yesterday
+    actually really maybe probably basically fair enough understood sounds looks seems think
+    know mean said says say tell told show shows shown list give gave take took keep kept
+    better best worse worst big small large little long short high low open close closed
+    current currently previous next last latest early later line lines end start step steps
+    focused visible weak strong simple clear different similar same whole full main entire
+    """.split()
+)
+
+
+def terms(text: str) -> list[str]:
+    """Terms of ``text`` in order, lower-cased, stopwords and 1-letter tokens dropped."""
+    out = []
+    for raw in TERM.findall(text):
+        t = raw.lower().strip("./-")
+        if len(t) > 1 and t not in STOPWORDS:
+            out.append(t)
+    return out
+
+
+def corpus_stats(texts: Iterable[str]) -> CorpusStats:
+    df: Counter = Counter()
+    n = 0
+    for text in texts:
+        n += 1
+        df.update(set(terms(text)))
+    return CorpusStats(n_docs=n, term_df=dict(df))
+
+
+def idf(term: str, stats: CorpusStats) -> float:
+    df = stats.term_df.get(term, 0)
+    return math.log((stats.n_docs + 1) / (df + 1)) + 1.0
+
+
+def salient_terms(text: str, stats: CorpusStats, k: int = 10) -> list[tuple[str, float]]:
+    """The ``k`` terms of ``text`` with the highest tf·idf (sublinear tf), best first."""
+    tf = Counter(terms(text))
+    scored = [(t, (1 + math.log(c)) * idf(t, stats)) for t, c in tf.items()]
+    scored.sort(key=lambda x: (-x[1], x[0]))
+    return scored[:k]

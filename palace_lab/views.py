@@ -1,0 +1,50 @@
+"""Plain rows and short text renderings shared by the CLI, the app and notebooks."""
+
+from __future__ import annotations
+
+from palace_lab.model import preview_of
+
+
+def exchange_rows(palace) -> list[dict]:
+    """The ``exchanges --json`` contract: one dict per exchange, in conversation order."""
+    return [{"exchange_id": e.exchange_id, "conversation_id": e.conversation_id,
+             "ply_start": e.ply_start, "ply_end": e.ply_end, "preview": e.preview,
+             "files_touched": list(e.files_touched), "project": e.project,
+             "timestamp": e.timestamp} for e in palace.exchanges()]
+
+
+def hit_preview(exchange) -> str:
+    """A hit's preview: the opening user message first, then the start of the exchange."""
+    return preview_of(exchange.request or exchange.dialogue or exchange.verbatim)
+
+
+def ingest_text(report) -> str:
+    t = report.totals()
+    lines = [f"{t['files']} files ({t['unchanged_files']} unchanged): {t['conversations']} "
+             f"conversations, {t['messages']} messages, {t['exchanges']} exchanges "
+             f"({t['new_exchanges']} new)"]
+    for fmt, row in report.by_format().items():
+        lines.append(f"  {fmt:<13} {row.get('files', 0):>5} files {row.get('conversations', 0):>6}"
+                     f" conversations {row.get('messages', 0):>8} messages"
+                     f" {row.get('exchanges', 0):>7} exchanges")
+    if t["skipped"]:
+        lines.append("  skipped: " + ", ".join(f"{k} {v}" for k, v in t["skipped"].items()))
+    errors = [s for s in report.sources if s.error]
+    for s in errors[:10]:
+        lines.append(f"  not ingested: {s.path}: {s.error}")
+    return "\n".join(lines)
+
+
+def budget_text(summary) -> str:
+    d = summary.to_dict()
+    lines = [f"{d['exchanges']} exchanges, tokenizer {d['tokenizer']}, distiller {d['distiller']}"]
+    for layer, s in d["layers"].items():
+        lines.append(f"  {layer:<9} total {s['total']:>10,}  mean {s['mean'] or 0:>8}  "
+                     f"median {s['median'] or 0:>7}   ({d['layer_definitions'][layer]})")
+    c = d["compression"]["verbatim_over_core"]
+    lines.append(f"  compression verbatim/core: {c['ratio_of_totals']}x (ratio of totals), "
+                 f"{c['mean_of_ratios']}x (mean of per-exchange ratios)")
+    p = d["per_1000_exchanges"]
+    lines.append(f"  per 1,000 exchanges: verbatim ≈ {p['verbatim'] or 0:,} tokens, core ≈ "
+                 f"{p['core'] or 0:,} tokens (paper: ≈407,000 vs ≈39,000)")
+    return "\n".join(lines)
