@@ -19,8 +19,8 @@ from ``seed``; no set is ever iterated). Every session opens with its first requ
 request is a plain user record, so ingest yields exactly ``exchanges`` exchanges whose ids are
 ``exchange_id_for(sessionId, uuid of the request record)``. Shape (defaults follow the paper:
 14,340 exchanges in ~4,182 sessions over 6 projects and ~6 months): session sizes are geometric
-with mean 3.43; an exchange's text length is log-normal with a mean near 1,500 characters and a
-long tail; identifiers, paths and errors are drawn per project with Zipf weights, so common
+with mean 3.43; an exchange's verbatim text is log-normal, ~1,400 characters (~375 tokens) on
+average with a long tail; identifiers, paths and errors are drawn per project with Zipf weights, so common
 names recur across many exchanges and a search has real competitors.
 """
 
@@ -46,6 +46,587 @@ MEAN_SESSION_EXCHANGES = 14340 / 4182
 PROJECT_WEIGHTS = (0.29, 0.22, 0.17, 0.13, 0.11, 0.08)
 VERSIONS = ("2.0.14", "2.0.27", "2.0.42", "2.0.55", "2.0.76", "2.1.3", "2.1.17", "2.1.31", "2.1.42")
 QUERY_TYPES = ("exact_term", "file_path", "conceptual", "error", "mixed")
+# Text written per exchange (log-normal). The verbatim layer adds role labels and spacing: these
+# give a mean of ~1,400 characters, ~375 cl100k tokens (the paper: 371), median ~1,050.
+MEAN_TEXT_CHARS = 900
+SIGMA = 0.9
+
+
+# -- what is said: projects, vocabulary, templates ---------------------------------------------
+
+
+@dataclass(frozen=True)
+class ProjectSpec:
+    name: str
+    language: str
+    nouns: tuple[str, ...]
+
+
+PROJECTS = (
+    ProjectSpec("ledgerline", "python", tuple("ledger batch invoice account posting journal "
+                                              "currency statement balance export period".split())),
+    ProjectSpec("quillmark", "typescript", tuple("editor document cursor selection toolbar "
+                                                 "plugin markdown block comment shortcut".split())),
+    ProjectSpec("tidewatch", "go", tuple("sensor buoy tide reading station alert gauge "
+                                         "telemetry sample threshold feed".split())),
+    ProjectSpec("orbitcache", "rust", tuple("shard entry eviction segment replica lease slab "
+                                            "bucket snapshot compaction".split())),
+    ProjectSpec("fernsync", "python", tuple("folder upload chunk manifest peer conflict "
+                                            "checksum watcher quota device revision".split())),
+    ProjectSpec("brickyard", "typescript", tuple("pipeline artifact runner job workspace target "
+                                                 "graph step worker trigger".split())),
+)
+
+VERBS = tuple("load parse flush resolve merge validate fetch build render sync encode decode "
+              "schedule normalize compact split apply emit collect prune".split())
+ATTRS = tuple("id count offset limit ts size status key version owner".split())
+QUALS = tuple("window strict lazy batched cached safe partial once v2 async bulk inline fast "
+              "legacy dry_run".split())
+SUFFIXES = tuple("Writer Reader Store Client Manager Resolver Queue Worker Config Handler "
+                 "Planner Index".split())
+KNOBS = tuple("TIMEOUT_MS MAX_RETRIES BATCH_SIZE POOL_SIZE TTL_SECONDS WORKERS LOG_LEVEL "
+              "BUFFER_KB".split())
+LOCALS = tuple("item entry result rows cfg ctx payload resp batch key opts state".split())
+ROUND_NUMBERS = (10, 16, 32, 64, 100, 128, 250, 500, 1000, 2048, 4096, 5000, 30000)
+
+# (the words an exchange uses, the words a person recalling it might use instead)
+CONCEPTS = (
+    ("retry with exponential backoff", "trying again after failures with growing waits"),
+    ("connection pool exhaustion", "running out of database connections under load"),
+    ("cursor-based pagination", "splitting long result lists into pages"),
+    ("cache invalidation", "stale data served after an update"),
+    ("rate limiting", "throttling clients that send too many calls"),
+    ("schema migration", "changing the tables without losing rows"),
+    ("structured logging", "machine-readable log lines with context fields"),
+    ("token refresh", "keeping the login alive when credentials expire"),
+    ("timezone-aware timestamps", "dates shifting by hours between regions"),
+    ("memory leak", "the process growing in RAM until it gets killed"),
+    ("race condition", "two workers stepping on each other at the same moment"),
+    ("JSON serialization", "turning objects into wire format and back"),
+    ("command-line flags", "options passed on the terminal"),
+    ("flaky test", "a check that passes or fails at random"),
+    ("dependency upgrade", "moving to a newer version of a library"),
+    ("CI pipeline", "the automated build that runs on every push"),
+    ("input validation", "rejecting malformed data before it is used"),
+    ("write batching", "grouping many small writes into fewer large ones"),
+    ("worker concurrency limit", "how many jobs run in parallel at once"),
+    ("idempotent retries", "making a repeated request safe to apply twice"),
+    ("streaming parser", "reading a big input piece by piece instead of all at once"),
+    ("config precedence", "which settings source wins when several disagree"),
+    ("error wrapping", "keeping the original cause when reporting a failure"),
+    ("latency metrics", "measuring how long each call takes"),
+    ("graceful shutdown", "stopping cleanly without dropping in-flight work"),
+    ("UTF-8 decoding", "garbled characters from non-English text"),
+    ("file locking", "two processes writing the same file"),
+    ("fuzzy matching", "finding items despite typos"),
+    ("deduplication", "the same record showing up twice"),
+    ("permission checks", "users seeing things they should not"),
+)
+KINDS = {"fix": "fixed", "feature": "added", "refactor": "reworked", "test": "tested",
+         "explain": "looked into", "perf": "sped up", "config": "made configurable"}
+
+REQUESTS = {
+    "fix": (
+        "The {subject} {aspect} is failing with `{err}` when I run `{cmd}`. Can you look at "
+        "`{ident}` in {path} and fix the {concept}?",
+        "{err}\n\nthis started after the last change to {path}. something in `{ident}` around "
+        "the {concept}, please fix",
+        "Getting `{err}` again from the {subject} {aspect}. I think the {concept} in `{ident}` "
+        "is wrong. Fix it and add a regression test."),
+    "feature": (
+        "Add {concept} to the {subject} {aspect}. Put it in a new module {newpath}, expose it "
+        "as `{ident}`, and call it from `{fn}`. Default `{CONF}` to {num}.",
+        "I want `{ident}` to support {concept} for each {subject}. New code goes in {newpath}; "
+        "keep {path} unchanged if you can."),
+    "refactor": (
+        "Refactor `{fn}` in {path}: move the {concept} logic for the {subject} {aspect} into "
+        "`{ident}` in {newpath}. No behaviour change.",
+        "`{fn}` has grown to {num} lines. Split the {concept} part out into `{ident}` "
+        "({newpath}) and keep `{cls}` as the entry point."),
+    "test": (
+        "Write tests for `{ident}` covering {concept} when `{field}` is {num}. Use the fixtures "
+        "in {testpath}.",
+        "We have no coverage for the {subject} {aspect} {concept}. Add tests around `{ident}`, "
+        "including `{field}` = {num}."),
+    "explain": (
+        "How does {concept} work for the {subject} {aspect}? Walk me through `{ident}` and "
+        "{path}.",
+        "I don't understand why `{ident}` needs the {concept}. What breaks if `{field}` is "
+        "{num}?"),
+    "perf": (
+        "`{ident}` takes {num} ms per {subject} {aspect} on the staging data. Profile it and "
+        "speed up the {concept}.",
+        "The {subject} {aspect} got slow after the {concept} change, around {num} ms per call "
+        "in `{ident}`. Find out why."),
+    "config": (
+        "Make `{CONF}` configurable (hard-coded to {num} in {path}) and document how it "
+        "affects the {concept}; read it in `{ident}`.",
+        "Expose the {concept} setting for {subject}s as `{CONF}` (default {num}) and use it in "
+        "`{ident}`."),
+}
+FOLLOW_UPS = (
+    "that worked, but now `{cmd}` fails with `{err}`. `{ident}` looks involved",
+    "ok. now do the same {concept} change for the {aspect} side in {newpath}, call it `{ident}`",
+    "can you also handle `{field}` = {num} in `{ident}`? it should be rejected",
+    "one more thing: `{ident}` should log the {subject} id when the {concept} kicks in",
+)
+OPENINGS = (
+    "I'll start by reading {path} to see how `{fn}` handles the {concept}.",
+    "Let me look at the {subject} {aspect} code first.",
+    "Let me reproduce the failure before changing anything.",
+    "I'll check where `{fn}` is called and how `{CONF}` is read.",
+)
+NOTES = (
+    "The problem is in `{fn}`: it never resets `{field}` after a {concept} failure, so the "
+    "{aspect} keeps a stale value.",
+    "`{cls}` is built once per {subject}, which explains most of the {num} ms.",
+    "{path} calls `{fn2}` before the {concept} is set up, so `{field}` is still empty there.",
+    "Tests still fail on the {aspect} case; checking the fixture next.",
+    "That matches the traceback: `{fn}` is reached with `{field}` = {num}.",
+    "There are two callers of `{fn}`; only the {subject} one goes through `{cls}`.",
+    "`{CONF}` is read at import time, so changing it in the test has no effect.",
+)
+FINALS = (
+    "Done. `{ident}` now lives in {newpath} and handles the {concept} for the {subject} "
+    "{aspect}; `{cmd}` passes ({k} passed). `{CONF}` defaults to {num}.",
+    "Summary:\n- moved the {concept} into `{ident}` ({newpath})\n- `{fn}` now delegates to it\n"
+    "- added tests in {testpath}\nAll {k} tests pass.",
+    "Fixed: the {concept} in `{ident}` no longer trips over `{field}`. The regression test in "
+    "{testpath} reproduces the original error and now passes.",
+)
+ANSWERS = (
+    "`{ident}` is called from `{fn}` for every {subject} {aspect}. It applies the {concept} "
+    "before `{cls}` writes anything, and `{CONF}` ({num} by default) bounds it.",
+    "Short version: without the {concept}, `{fn}` would see `{field}` = {num} and the {aspect} "
+    "would be written twice. `{ident}` guards against that.",
+)
+THINKING = "The user wants the {concept} handled in the {subject} {aspect}. Read {path}, then `{fn}`."
+LOG_LINE = "2025-{mm}-{dd}T{hh}:{mi}:{ss}Z {level} {subject} {aspect} {fn} took {ms}ms {field}={k}"
+
+
+@dataclass(frozen=True)
+class _Lang:
+    ext: str
+    camel: bool
+    paths: tuple[str, ...]  # common files; {p} project, {n}/{n2} nouns
+    new_path: str  # a file an exchange creates
+    test_path: str
+    test_cmd: str
+    code: tuple[str, ...]
+    errors: tuple[str, ...]  # {uid} makes each minted error unique
+    fail: str
+    ok: str
+
+
+LANGS = {
+    "python": _Lang(
+        "py", False, ("src/{p}/{n}/{n2}.py", "src/{p}/{n}.py", "src/{p}/{n}/__init__.py",
+                      "pyproject.toml", "Makefile", "README.md"),
+        "src/{p}/{n2}/{s}_{q}.py", "tests/test_{s}_{n}.py", "pytest -q {testpath}",
+        ("def {fn}({a}, {b}=None):", "    {a} = {cls}.from_{n}({b})", "    if {a}.{field} is None:",
+         "        raise ValueError(f\"{n} {{{a}.{field}}} not found\")",
+         "    for {a} in self.{n}s:", "    return {fn2}({a}, {field}={num})",
+         "    logger.debug(\"{fn} %s\", {a}.{field})", "class {cls}:",
+         "    {CONF} = int(os.environ.get(\"{CONF}\", \"{num}\"))", ""),
+        ("ValueError: {s} {uid} has no {field} (expected one of {k} values)",
+         "AssertionError: expected {k} {s}s after {fn}, got {uid}",
+         "TimeoutError: {cls} did not respond within {uid} ms",
+         "KeyError: '{s}_{uid}'", "sqlite3.OperationalError: database is locked ({uid} ms in {fn})"),
+        "============================= test session starts ==============================\n"
+        "collected {k} items\n\n{testpath} ..F.\n\n=================================== FAILURES "
+        "===================================\n____ test_{ident} ____\n\n    {code}\nE   {err}\n\n"
+        "{path}:{line}: {errtype}\n=========================== short test summary info "
+        "============================\nFAILED {testpath}::test_{ident} - {err}\n"
+        "========================= 1 failed, {k2} passed in 0.{ms}s =========================",
+        "{k} passed in 0.{ms}s"),
+    "typescript": _Lang(
+        "ts", True, ("src/{n}/{n2}.ts", "src/{n}/index.ts", "src/components/{N}{N2}.tsx",
+                     "package.json", "tsconfig.json", "README.md"),
+        "src/{n2}/{s}-{q}.ts", "src/{n}/{s}.test.ts", "npm test -- {testpath}",
+        ("export async function {fn}({a}: {cls}, {b}?: number): Promise<{cls}> {{",
+         "  const {a} = await this.{fn2}({b});",
+         "  if (!{a}.{field}) throw new Error(`{n} ${{{a}.{field}}} missing`);",
+         "  return {a};", "}}", "import {{ {fn} }} from './{n}';",
+         "  logger.debug('{fn}', {{ {field}: {a}.{field} }});", ""),
+        ("TypeError: Cannot read properties of undefined (reading '{field}') at {s} #{uid}",
+         "Error: {s} {uid} not found in {cls}", "RangeError: {field} {uid} exceeds maximum of {k}"),
+        " FAIL  {testpath}\n  ● {s} › {ident}\n\n    {err}\n\n      at {fn} ({path}:{line}:{col})\n\n"
+        "Tests:       1 failed, {k2} passed, {k} total\nTime:        {k}.{ms} s",
+        " PASS  {testpath}\nTests:       {k} passed, {k} total\nTime:        1.{ms} s"),
+    "go": _Lang(
+        "go", True, ("internal/{n}/{n2}.go", "internal/{n}/{n}.go", "cmd/{p}/main.go", "go.mod",
+                     "Makefile", "README.md"),
+        "internal/{n2}/{s}_{q}.go", "internal/{n}/{s}_test.go", "go test ./internal/{n}/...",
+        ("func (r *{cls}) {fn}(ctx context.Context, {a} *{cls}) error {{",
+         "\t{a}, err := r.{fn2}(ctx, {b})", "\tif err != nil {{",
+         "\t\treturn fmt.Errorf(\"{fn}: %w\", err)", "\t}}", "\tr.{field} = {num}",
+         "\tlog.Printf(\"{fn} {n}=%v\", {a})", "}}", ""),
+        ("{fn}: {s} {uid}: context deadline exceeded",
+         "panic: runtime error: index out of range [{uid}] with length {k}",
+         "{fn}: invalid {field} {uid}: out of range"),
+        "--- FAIL: Test{ident} (0.00s)\n    {path}:{line}: {err}\nFAIL\n"
+        "FAIL\tgithub.com/dev/{p}/internal/{n}\t0.{ms}s",
+        "ok  \tgithub.com/dev/{p}/internal/{n}\t0.{ms}s"),
+    "rust": _Lang(
+        "rs", False, ("src/{n}/{n2}.rs", "src/{n}/mod.rs", "src/{n}.rs", "Cargo.toml",
+                      "README.md"),
+        "src/{n2}/{s}_{q}.rs", "tests/{s}_{n}.rs", "cargo test {s}",
+        ("pub fn {fn}(&mut self, {a}: &{cls}) -> Result<{cls}, Error> {{",
+         "    let {a} = self.{fn2}({b})?;", "    if {a}.{field} > {num} {{",
+         "        return Err(Error::{cls});", "    }}", "    Ok({a})", "}}",
+         "    tracing::debug!({field} = {a}.{field}, \"{fn}\");", ""),
+        ("called `Result::unwrap()` on an `Err` value: {cls}Error {{ {field}: {uid} }}",
+         "attempt to subtract with overflow in {fn} ({s} {uid})",
+         "{s} {uid} still leased by {cls} after {k} attempts"),
+        "running {k} tests\ntest {s}::tests::{ident} ... FAILED\n\nfailures:\n\n---- {s}::tests::"
+        "{ident} stdout ----\nthread '{s}::tests::{ident}' panicked at {path}:{line}:{col}:\n"
+        "{err}\n\ntest result: FAILED. {k2} passed; 1 failed; 0 ignored",
+        "running {k} tests\ntest result: ok. {k} passed; 0 failed; 0 ignored; finished in "
+        "0.{ms}s"),
+}
+
+
+def _case(words: list[str], camel: bool) -> str:
+    if not camel:
+        return "_".join(words)
+    return words[0] + "".join(w[:1].upper() + w[1:] for w in words[1:])
+
+
+def _zipf(n: int) -> list[float]:
+    total, out = 0.0, []
+    for i in range(n):
+        total += 1.0 / (i + 1)
+        out.append(total)
+    return out
+
+
+class _Slots(dict):
+    """Template values: preset ones, and any other name drawn from the vocabulary on first use."""
+
+    def __init__(self, vocab: "Vocab", rng: random.Random, preset: dict):
+        super().__init__(preset)
+        self.vocab, self.rng = vocab, rng
+        self.preset = dict(preset)  # the exchange's fixed values, for prose drawn afresh
+
+    def __missing__(self, key: str) -> str:
+        value = self.vocab.pick(self.rng, key.rstrip("0123456789"))
+        self[key] = value
+        return value
+
+    def draw(self, *keys: str) -> None:
+        for key in keys:
+            _ = self[key]  # a missing key is drawn and kept
+
+
+class Vocab:
+    """One project's names: common ones drawn with Zipf weights, minted ones used only once."""
+
+    def __init__(self, spec: ProjectSpec, seed: int, taken: set[str]):
+        rng = random.Random(f"{seed}:vocab:{spec.name}")
+        self.name, self.nouns, self.lang = spec.name, spec.nouns, LANGS[spec.language]
+        self.cwd = f"/home/dev/src/{spec.name}"
+        self.folder = self.cwd.replace("/", "-")
+        self.taken = taken  # shared by all projects: a minted name is unique in the corpus
+        camel = self.lang.camel
+        combos = [[v, n, a] for v in VERBS for n in self.nouns for a in (*self.nouns, *ATTRS)
+                  if n != a]
+        self.lists = {
+            "fn": [_case(w, camel) for w in rng.sample(combos, 160)],
+            "cls": [self._class_name(rng) for _ in range(40)],
+            "field": [_case([n, a], camel) for n, a in
+                      rng.sample([(n, a) for n in self.nouns for a in ATTRS], 36)],
+            "CONF": [f"{spec.name.upper()}_{rng.choice(self.nouns).upper()}_{k}"
+                     for k in rng.sample(KNOBS, len(KNOBS)) for _ in range(3)],
+            "file": self._files(rng),
+            "a": list(LOCALS), "n": list(self.nouns),
+        }
+        self.weights = {k: _zipf(len(v)) for k, v in self.lists.items()}
+        self.calls = [line for line in self.lang.code if "{fn}" in line]  # what a grep finds
+
+    def _class_name(self, rng: random.Random) -> str:
+        words = rng.sample(self.nouns, 2 if rng.random() < 0.4 else 1)
+        return "".join(w.title() for w in words) + rng.choice(SUFFIXES)
+
+    def _files(self, rng: random.Random) -> list[str]:
+        files: list[str] = []
+        while len(files) < 70:
+            n, n2 = rng.sample(self.nouns, 2)
+            path = rng.choice(self.lang.paths).format(p=self.name, n=n, n2=n2, N=n.title(),
+                                                      N2=n2.title())
+            if path not in files:
+                files.append(path)
+        return files
+
+    def pick(self, rng: random.Random, key: str) -> str:
+        key = "a" if key == "b" else key
+        if key in self.lists:
+            return rng.choices(self.lists[key], cum_weights=self.weights[key])[0]
+        if key == "num":
+            r = rng.random()
+            return str(rng.choice(ROUND_NUMBERS) if r < 0.4 else rng.randint(2, 99)
+                       if r < 0.7 else rng.randint(100, 99999))
+        small = {"k": (2, 240), "line": (12, 900), "col": (1, 80), "ms": (10, 99),
+                 "mm": (1, 12), "dd": (1, 28), "hh": (0, 23), "mi": (0, 59), "ss": (0, 59)}
+        if key in small:
+            return f"{rng.randint(*small[key]):02d}"
+        if key == "level":
+            return rng.choice(("INFO", "INFO", "DEBUG", "WARN", "ERROR"))
+        raise KeyError(f"template names {key!r}, which the vocabulary does not know")
+
+    def _mint(self, rng: random.Random, make: Callable[[], str]) -> str:
+        for _ in range(1000):
+            value = make()
+            if value not in self.taken:
+                self.taken.add(value)
+                return value
+        raise RuntimeError("vocabulary exhausted; lower the number of exchanges per project")
+
+    def mint_ident(self, rng: random.Random, subject: str) -> str:
+        return self._mint(rng, lambda: _case(
+            [rng.choice(VERBS), subject, rng.choice((*self.nouns, *ATTRS)), rng.choice(QUALS)],
+            self.lang.camel))
+
+    def mint_path(self, rng: random.Random, subject: str) -> str:
+        return self._mint(rng, lambda: self.lang.new_path.format(
+            p=self.name, n2=rng.choice(self.nouns), s=subject,
+            q=f"{rng.choice(QUALS)}_{rng.choice(ATTRS)}".replace("_", "-" if self.lang.ext == "ts"
+                                                                  else "_")))
+
+    def mint_error(self, rng: random.Random, slots: _Slots) -> str:
+        return self._mint(rng, lambda: rng.choice(self.lang.errors).format_map(
+            {**slots, "uid": str(rng.randint(1000, 999999))}))
+
+    def branch(self, rng: random.Random) -> str:
+        return rng.choice(("main", "main", "main", f"fix/{rng.choice(self.nouns)}",
+                           f"feat/{rng.choice(self.nouns)}-{rng.choice(QUALS)}"))
+
+
+@dataclass(frozen=True)
+class Tool:
+    name: str
+    input: dict
+    result: str
+    detail: object  # the record's toolUseResult
+    is_error: bool = False
+
+
+@dataclass(frozen=True)
+class Turn:
+    """One assistant response: optional thinking and text, optional tool round-trip."""
+
+    text: str | None = None
+    tool: Tool | None = None
+    thinking: str | None = None
+
+
+@dataclass(frozen=True)
+class _Exchange:
+    request: str
+    turns: list[Turn]
+    topic: tuple[str, str, str, str]
+    facets: dict
+
+
+def _numbered(lines: list[str], start: int = 1) -> str:
+    return "\n".join(f"{i:>6}→{line}" for i, line in enumerate(lines, start))
+
+
+def _size(turn: Turn) -> int:
+    n = len(turn.text or "")
+    if turn.tool:
+        n += len(turn.tool.result) + sum(len(str(v)) for v in turn.tool.input.values())
+    return n
+
+
+class Composer:
+    """The words of one project's exchanges; how Claude Code writes them down is not its job."""
+
+    def __init__(self, vocab: Vocab):
+        self.vocab = vocab
+        self.chars = 0
+        self.mu = math.log(MEAN_TEXT_CHARS) - SIGMA * SIGMA / 2
+
+    def theme(self, rng: random.Random) -> dict:
+        """What one session is about; its exchanges mostly stay on it."""
+        v = self.vocab
+        subject, aspect = rng.sample(v.nouns, 2)
+        return {"concept": rng.randrange(len(CONCEPTS)), "subject": subject, "aspect": aspect,
+                "kind": rng.choice(tuple(KINDS)), "path": v.pick(rng, "file"),
+                "fn": v.pick(rng, "fn"), "cls": v.pick(rng, "cls"), "CONF": v.pick(rng, "CONF")}
+
+    def _slots(self, rng: random.Random, theme: dict, follow_up: bool) -> _Slots:
+        v, lang = self.vocab, self.vocab.lang
+        concept = theme["concept"] if rng.random() < 0.7 else rng.randrange(len(CONCEPTS))
+        subject = theme["subject"]
+        aspect = theme["aspect"] if rng.random() < 0.6 else rng.choice(v.nouns)
+        preset = {**theme, "concept": CONCEPTS[concept][0], "paraphrase": CONCEPTS[concept][1],
+                  "aspect": aspect, "s": subject, "p": v.name,
+                  "kind": rng.choice(tuple(KINDS)) if follow_up else theme["kind"],
+                  "ident": v.mint_ident(rng, subject), "newpath": v.mint_path(rng, subject),
+                  "testpath": lang.test_path.format(s=subject, n=aspect)}
+        slots = _Slots(v, rng, preset)
+        slots["cmd"] = lang.test_cmd.format_map(slots)
+        slots.draw("field", "k", "k2", "num", "line")  # now, so the error and request agree
+        slots["err"] = v.mint_error(rng, slots)
+        slots["errtype"] = slots["err"].split(":", 1)[0]
+        slots["code"] = rng.choice(lang.code).format_map(slots)
+        slots.preset = dict(slots)
+        return slots
+
+    def exchange(self, rng: random.Random, theme: dict, *, follow_up: bool) -> _Exchange:
+        slots = self._slots(rng, theme, follow_up)
+        if follow_up and rng.random() < 0.5:
+            template = rng.choice(FOLLOW_UPS)
+        else:
+            template = rng.choice(REQUESTS[slots["kind"]])
+        request = template.format_map(slots)
+        if rng.random() < 0.12:  # a pasted log or listing: part of the long tail
+            request += "\n\n```\n" + self._log_lines(rng, slots, rng.randint(3, 40)) + "\n```"
+        target = min(int(rng.lognormvariate(self.mu, SIGMA)), 60000)
+        turns, used = self._turns(rng, slots, target - len(request), "{err}" in template)
+        self.chars += len(request) + sum(_size(t) for t in turns)
+        facets = {"ident": slots["ident"], "paraphrase": slots["paraphrase"],
+                  "kind_phrase": KINDS[slots["kind"]]}
+        if "path" in used or "{newpath}" in template:
+            facets["path"] = slots["newpath"]
+        if "error" in used or "{err}" in template:
+            facets["error"] = slots["err"]
+        if "{num}" in template:
+            facets["num"] = slots["num"]
+        topic = (slots["concept"], slots["s"], slots["aspect"], slots["kind"])
+        return _Exchange(request, turns, topic, facets)
+
+    def _turns(self, rng: random.Random, slots: _Slots, budget: int,
+               error_asked: bool) -> tuple[list[Turn], set[str]]:
+        """Tool round-trips sized to ``budget`` characters, ending with the change and a summary."""
+        if budget < 500:
+            return [Turn(text=self._prose(rng, slots, ANSWERS, budget))], set()
+        used: set[str] = set()
+        thinking = THINKING.format_map(slots) if rng.random() < 0.2 else None
+        turns = [Turn(rng.choice(OPENINGS).format_map(slots),
+                      self._read(rng, slots["path"], budget // 5), thinking)]
+        wants_run = slots["kind"] in ("fix", "test", "perf") and rng.random() < 0.8
+        if budget > 1200 and (error_asked or wants_run):
+            turns.append(Turn(tool=self._bash(rng, slots, failing=True)))
+            used.add("error")
+        spent = sum(_size(t) for t in turns)
+        while spent < budget - 700 and len(turns) < 60:
+            turns.append(self._filler(rng, slots, budget - spent))
+            spent += _size(turns[-1])
+        note = rng.choice(NOTES).format_map(slots) if rng.random() < 0.5 else None
+        turns.append(Turn(note, self._change(rng, slots, budget - spent)))
+        used.add("path")
+        if budget - spent > 900 and rng.random() < 0.7:
+            turns.append(Turn(tool=self._bash(rng, slots, failing=False)))
+        turns.append(Turn(rng.choice(FINALS).format_map(slots)))
+        return turns, used
+
+    def _prose(self, rng: random.Random, slots: _Slots, firsts: tuple, length: int) -> str:
+        parts = [rng.choice(firsts).format_map(slots)]
+        size = len(parts[0])
+        while size < length:
+            parts.append(rng.choice(NOTES).format_map(_Slots(self.vocab, rng, slots.preset)))
+            size += len(parts[-1]) + 1
+        return " ".join(parts)
+
+    def _filler(self, rng: random.Random, slots: _Slots, room: int) -> Turn:
+        note = None
+        if rng.random() < 0.4:
+            note = rng.choice(NOTES).format_map(_Slots(self.vocab, rng, slots.preset))
+        r = rng.random()
+        if r < 0.4:
+            tool = self._read(rng, self.vocab.pick(rng, "file"), room)
+        elif r < 0.65:
+            tool = self._grep(rng, room)
+        elif r < 0.85:
+            tool = self._tail(rng, slots, room)
+        else:
+            tool = self._glob(rng, slots)
+        return Turn(note, tool)
+
+    # -- tools, with the result text and toolUseResult Claude Code records for each ----------
+
+    def _abs(self, rel: str) -> str:
+        return f"{self.vocab.cwd}/{rel}"
+
+    def _code(self, rng: random.Random, n: int, first: str | None = None) -> list[str]:
+        lines = [first] if first else []
+        while len(lines) < n:
+            lines.append(rng.choice(self.vocab.lang.code).format_map(
+                _Slots(self.vocab, rng, {})))
+        return lines
+
+    def _read(self, rng: random.Random, rel: str, room: int) -> Tool:
+        n = max(3, min(400, int(room / 36 * rng.uniform(0.3, 1.0))))
+        lines, path = self._code(rng, n), self._abs(rel)
+        return Tool("Read", {"file_path": path}, _numbered(lines), {"type": "text", "file": {
+            "filePath": path, "content": "\n".join(lines), "numLines": n, "startLine": 1,
+            "totalLines": n + rng.randint(0, 300)}})
+
+    def _grep(self, rng: random.Random, room: int) -> Tool:
+        v = self.vocab
+        pattern = v.pick(rng, "fn")
+        k = rng.randint(2, max(3, min(40, room // 90)))
+        lines = [f"{self._abs(v.pick(rng, 'file'))}:{rng.randint(5, 900)}:"
+                 + rng.choice(v.calls).format_map(_Slots(v, rng, {"fn": pattern})).strip()
+                 for _ in range(k)]
+        result = "\n".join(lines)
+        return Tool("Grep", {"pattern": pattern, "path": v.cwd, "output_mode": "content",
+                             "-n": True}, result, {"mode": "content", "numFiles": k,
+                                                   "filenames": [], "content": result,
+                                                   "numLines": k})
+
+    def _log_lines(self, rng: random.Random, slots: _Slots, n: int) -> str:
+        return "\n".join(LOG_LINE.format_map(_Slots(self.vocab, rng, slots.preset))
+                         for _ in range(n))
+
+    def _tail(self, rng: random.Random, slots: _Slots, room: int) -> Tool:
+        n = max(3, min(600, int(room / 80 * rng.uniform(0.3, 1.0))))
+        out = self._log_lines(rng, slots, n)
+        return Tool("Bash", {"command": f"tail -n {n} logs/{slots['s']}.log",
+                             "description": f"Show recent {slots['s']} log lines"}, out,
+                    {"stdout": out, "stderr": "", "interrupted": False, "isImage": False})
+
+    def _glob(self, rng: random.Random, slots: _Slots) -> Tool:
+        files = [self._abs(self.vocab.pick(rng, "file")) for _ in range(rng.randint(1, 12))]
+        files = list(dict.fromkeys(files))
+        return Tool("Glob", {"pattern": f"**/*{slots['s']}*.{self.vocab.lang.ext}"},
+                    "\n".join(files), {"filenames": files, "durationMs": rng.randint(3, 90),
+                                       "numFiles": len(files), "truncated": False})
+
+    def _bash(self, rng: random.Random, slots: _Slots, *, failing: bool) -> Tool:
+        lang = self.vocab.lang
+        if failing:
+            out = "Exit code 1\n" + lang.fail.format_map(slots)
+            return Tool("Bash", {"command": slots["cmd"], "description": "Run the tests"}, out,
+                        "Error: " + out, is_error=True)
+        out = lang.ok.format_map(slots)
+        return Tool("Bash", {"command": slots["cmd"], "description": "Run the tests"}, out,
+                    {"stdout": out, "stderr": "", "interrupted": False, "isImage": False})
+
+    def _change(self, rng: random.Random, slots: _Slots, room: int) -> Tool:
+        """The exchange's own change: a Write of its new file, or an Edit inside it."""
+        lang, path = self.vocab.lang, self._abs(slots["newpath"])
+        head = lang.code[0].format_map(_Slots(self.vocab, rng, {"fn": slots["ident"]}))
+        lines = max(2, min(40, (room - 250) // 60))
+        if slots["kind"] in ("feature", "refactor", "test") or rng.random() < 0.3:
+            content = "\n".join(self._code(rng, rng.randint(2, lines), head))
+            return Tool("Write", {"file_path": path, "content": content},
+                        f"File created successfully at: {path}",
+                        {"type": "create", "filePath": path, "content": content,
+                         "structuredPatch": []})
+        old = "\n".join(self._code(rng, rng.randint(1, 3)))
+        new = "\n".join(self._code(rng, rng.randint(2, max(2, lines // 3)), head))
+        line = rng.randint(5, 400)
+        result = (f"The file {path} has been updated. Here's the result of running `cat -n` on "
+                  f"a snippet of the edited file:\n" + _numbered(new.split("\n"), line))
+        return Tool("Edit", {"file_path": path, "old_string": old, "new_string": new}, result,
+                    {"filePath": path, "oldString": old, "newString": new,
+                     "structuredPatch": [{"oldStart": line, "oldLines": old.count("\n") + 1,
+                                          "newStart": line, "newLines": new.count("\n") + 1,
+                                          "lines": [f"-{x}" for x in old.split("\n")]
+                                          + [f"+{x}" for x in new.split("\n")]}],
+                     "userModified": False, "replaceAll": False})
 
 
 @dataclass(frozen=True)

@@ -19,7 +19,8 @@ from palace_lab.model import Exchange, Room
 
 WORKFLOWS: dict[str, tuple[str, frozenset[str]]] = {
     "debugging": ("Debugging", frozenset(
-        "error errors bug bugs fix fixed failing fails failed traceback exception crash broken "
+        "error errors bug bugs fix fixed fixes fail failing fails failed traceback exception crash "
+        "broken debug investigate root cause why "
         "regression panic stack trace issue wrong".split())),
     "testing": ("Testing", frozenset(
         "test tests testing pytest vitest nextest jest coverage flaky fixture fixtures assert "

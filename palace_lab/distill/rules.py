@@ -28,7 +28,7 @@ VERSION = "rules:v1"
 _MESSAGE_SPLIT = re.compile(r"\n\n(?=\[(?:user|assistant|tool call[^\]\n]*|tool result|system)\] )")
 _CODE_BLOCK = re.compile(r"```.*?(```|$)", re.S)
 _SENTENCE_SPLIT = re.compile(r"(?<=[.!?])\s+(?=[A-Z`\"'(\[])|\n+")
-_MARKUP = re.compile(r"^[\s#>*\-\d.)]+|[*_`]{1,3}")
+_MARKUP = re.compile(r"^[\s#>*\-\d.)]+|`|\*\*|(?<!\w)\*|\*(?!\w)")
 OUTCOME_WORDS = frozenset(
     "fixed fix added implemented changed switched removed replaced decided root cause now "
     "resolved updated moved renamed created wrote passes passing works failing bumped raised "
@@ -91,7 +91,13 @@ def best_window(sentence: str, weights: dict[str, float], max_chars: int) -> str
             total += w[j]
             if total > best:
                 best, best_span = total, (i, j + 1)
-    return " ".join(words[best_span[0]:best_span[1]])
+    kept = words[best_span[0]:best_span[1]]
+    # A window neither starts nor ends on a filler word ("the", "with"): they carry nothing.
+    while len(kept) > 1 and not _word_weight(kept[-1], weights) and not terms(kept[-1]):
+        kept.pop()
+    while len(kept) > 1 and not terms(kept[0]):
+        kept.pop(0)
+    return " ".join(kept)
 
 
 def _score(sentence: str, weights: dict[str, float], outcome: bool) -> float:
@@ -128,7 +134,9 @@ def make_core(exchange: Exchange, messages, weights, max_chars: int) -> str:
     if not out:
         core = best_window(req or request[:max_chars], weights, max_chars)
     else:
-        req_part = best_window(req, weights, max_chars * 2 // 5) if req else ""
+        # Both halves whole when they fit; otherwise the request gets at least 45%.
+        req_budget = max(max_chars * 45 // 100, max_chars - 3 - len(out))
+        req_part = best_window(req, weights, req_budget).rstrip(" ,;:") if req else ""
         room = max_chars - len(req_part) - 3
         out_part = best_window(out, weights, room)
         core = f"{req_part} — {out_part}" if req_part else out_part
@@ -161,13 +169,22 @@ def context_candidates(exchange: Exchange, said: str) -> list[tuple[int, int, st
     return found
 
 
-def make_context(exchange: Exchange, said: str, weights: dict[str, float], max_chars: int) -> str:
+def make_context(exchange: Exchange, said: str, weights: dict[str, float], max_chars: int,
+                 *, debugging: bool = False) -> str:
+    """The best detail: by priority, preferring what was said over what a tool printed.
+
+    In a debugging exchange the error a tool printed is the point, so errors keep their
+    priority there even when nobody repeated them.
+    """
     cands = context_candidates(exchange, said)
     if not cands:
         words = exchange.request.split() or exchange.verbatim.split()
         return _trim(" ".join(words[:8]), max_chars) if exchange.request else ""
+
     def key(c):
         pri, heard, snippet = c
+        if debugging and pri == 0:
+            heard = 0
         return (heard, pri, -_word_weight(snippet, weights))
     best = min(cands, key=key)
     return _trim(best[2], max_chars)
@@ -176,13 +193,13 @@ def make_context(exchange: Exchange, said: str, weights: dict[str, float], max_c
 class RulesDistiller(Distiller):
     backend = "rules"
 
-    def __init__(self, *, core_chars: int = 110, context_chars: int = 48):
+    def __init__(self, *, core_chars: int = 130, context_chars: int = 60):
         self.core_chars = core_chars
         self.context_chars = context_chars
 
     @property
     def version(self) -> str:
-        if (self.core_chars, self.context_chars) == (110, 48):
+        if (self.core_chars, self.context_chars) == (130, 60):
             return VERSION
         return f"{VERSION}:core{self.core_chars}:ctx{self.context_chars}"
 
@@ -190,12 +207,15 @@ class RulesDistiller(Distiller):
         messages = split_messages(exchange.verbatim)
         said = "\n".join(t for lbl, t in messages if lbl in ("user", "assistant"))
         weights = dict(salient_terms(said + "\n" + exchange.request, stats, k=40))
+        rooms = assign_rooms(exchange, said, stats)
+        debugging = any(r.room_key == "debugging" for r in rooms)
         return DistilledCard(
             exchange_id=exchange.exchange_id,
             distiller=self.version,
             exchange_core=make_core(exchange, messages, weights, self.core_chars),
-            specific_context=make_context(exchange, said, weights, self.context_chars),
-            room_assignments=assign_rooms(exchange, said, stats),
+            specific_context=make_context(exchange, said, weights, self.context_chars,
+                                          debugging=debugging),
+            room_assignments=rooms,
             files_touched=exchange.files_touched,
         )
 

@@ -2089,3 +2089,1033 @@ Fixed:
 That matches what the CI workflow runs, so the next push should be green."""),
     ],
 }
+
+
+# ---------------------------------------------------------------------------------------------
+# 2026-09-24 Claude Code: git2 sync, SSH agent auth (hang), launchd, /clear, --dry-run
+# ---------------------------------------------------------------------------------------------
+
+S07 = {
+    "session_id": "9b27e5c3-6f80-4d1a-a2c4-7e39b0f5d618",
+    "start": "2026-09-24T19:30:00Z",
+    "turns": [
+        U("time for `fieldnotes sync`. the notes folder is already a git repo with remote "
+          "git@github.com:mirak/notes.git. sync = stage everything (respecting .gitignore), "
+          "commit \"sync: N files (hostname)\" if anything changed, push to origin main. use the "
+          "git2 crate, no shelling out to git", "fn-sync-git2-1"),
+        bash("git -C ~/notes status --short | head; git -C ~/notes remote -v; cat ~/notes/.gitignore",
+             "Look at the notes repo first (read-only)", r"""?? .fieldnotes/
+ M garden/2026-09-24-harvest.md
+?? inbox/2026-09-24.md
+origin	git@github.com:mirak/notes.git (fetch)
+origin	git@github.com:mirak/notes.git (push)
+.DS_Store
+.obsidian/workspace*"""),
+        A("Important catch before writing anything: `.fieldnotes/` (where the index database "
+          "lives) is untracked and not in your `.gitignore`, so a naive \"stage everything\" "
+          "would commit a 44 MB SQLite file. I'll make sync always exclude `.fieldnotes/` "
+          "itself, independent of `.gitignore`."),
+        bash("cargo add git2 gethostname && cargo add --dev tempfile 2>&1 | tail -1",
+             "Add git2 and gethostname", r"""    Updating crates.io index
+      Adding git2 v0.20.2 to dependencies
+             Features:
+             + https
+             + openssl-probe
+             + openssl-sys
+             + ssh
+             + ssh_key_from_memory
+             - unstable
+             - vendored-libgit2
+             - vendored-openssl
+             - zlib-ng-compat
+      Adding gethostname v1.0.2 to dependencies
+      Adding tempfile v3.22.0 to dev-dependencies"""),
+        write("/home/mira/src/fieldnotes/src/sync/git.rs", r"""//! `fieldnotes sync`: commit everything in the notes folder and push it.
+//!
+//! The index directory `.fieldnotes/` is never staged, whatever .gitignore says.
+
+use std::path::Path;
+
+use git2::{IndexAddOption, Repository, Status, StatusOptions};
+
+const INDEX_DIR: &str = ".fieldnotes/";
+
+#[derive(Debug)]
+pub struct SyncReport {
+    pub committed: usize,
+}
+
+pub fn sync(notes_dir: &Path, remote: &str, branch: &str) -> anyhow::Result<SyncReport> {
+    let repo = Repository::open(notes_dir)?;
+    let changed = changed_paths(&repo)?;
+    if !changed.is_empty() {
+        commit_all(&repo, changed.len())?;
+    }
+    push(&repo, remote, branch)?;
+    Ok(SyncReport { committed: changed.len() })
+}
+
+pub fn changed_paths(repo: &Repository) -> Result<Vec<(Status, String)>, git2::Error> {
+    let mut opts = StatusOptions::new();
+    opts.include_untracked(true).recurse_untracked_dirs(true).include_ignored(false);
+    let statuses = repo.statuses(Some(&mut opts))?;
+    Ok(statuses
+        .iter()
+        .filter_map(|e| e.path().map(|p| (e.status(), p.to_string())))
+        .filter(|(_, p)| !p.starts_with(INDEX_DIR))
+        .collect())
+}
+
+fn commit_all(repo: &Repository, n: usize) -> Result<git2::Oid, git2::Error> {
+    let mut index = repo.index()?;
+    let skip_index_dir = &mut |path: &Path, _: &[u8]| if path.starts_with(INDEX_DIR) { 1 } else { 0 };
+    index.add_all(["*"], IndexAddOption::DEFAULT, Some(skip_index_dir))?;
+    index.update_all(["*"], None)?; // stages deletions too
+    index.write()?;
+    let tree = repo.find_tree(index.write_tree()?)?;
+    let sig = repo.signature()?; // user.name / user.email from git config
+    let parent = repo.head()?.peel_to_commit()?;
+    let host = gethostname::gethostname().to_string_lossy().into_owned();
+    let msg = format!("sync: {n} file{} ({host})", if n == 1 { "" } else { "s" });
+    repo.commit(Some("HEAD"), &sig, &sig, &msg, &tree, &[&parent])
+}
+
+fn push(repo: &Repository, remote: &str, branch: &str) -> Result<(), git2::Error> {
+    let mut remote = repo.find_remote(remote)?;
+    let refspec = format!("refs/heads/{branch}:refs/heads/{branch}");
+    remote.push(&[&refspec], None)
+}
+"""),
+        write("/home/mira/src/fieldnotes/tests/sync.rs", r"""//! sync against a local bare repository standing in for GitHub.
+
+use std::fs;
+use std::process::Command;
+
+fn git(dir: &std::path::Path, args: &[&str]) -> String {
+    let out = Command::new("git").arg("-C").arg(dir).args(args).output().unwrap();
+    assert!(out.status.success(), "git {args:?}: {}", String::from_utf8_lossy(&out.stderr));
+    String::from_utf8(out.stdout).unwrap()
+}
+
+#[test]
+fn commits_changes_and_pushes_but_never_the_index_dir() {
+    let tmp = tempfile::tempdir().unwrap();
+    let (remote, notes) = (tmp.path().join("remote.git"), tmp.path().join("notes"));
+    git(tmp.path(), &["init", "--bare", "-b", "main", remote.to_str().unwrap()]);
+    git(tmp.path(), &["clone", remote.to_str().unwrap(), notes.to_str().unwrap()]);
+    git(&notes, &["config", "user.name", "Test"]);
+    git(&notes, &["config", "user.email", "t@example.com"]);
+    git(&notes, &["commit", "--allow-empty", "-m", "init"]);
+    git(&notes, &["push", "origin", "main"]);
+
+    fs::write(notes.join("a.md"), "# A\n").unwrap();
+    fs::create_dir(notes.join(".fieldnotes")).unwrap();
+    fs::write(notes.join(".fieldnotes/index.db"), "not for git").unwrap();
+
+    let out = Command::new(env!("CARGO_BIN_EXE_fieldnotes"))
+        .args(["sync"])
+        .env("FIELDNOTES_CONFIG", write_config(tmp.path(), &notes))
+        .output()
+        .unwrap();
+    assert!(out.status.success(), "{}", String::from_utf8_lossy(&out.stderr));
+
+    let files = git(&remote, &["ls-tree", "-r", "--name-only", "main"]);
+    assert_eq!(files.trim(), "a.md");
+    assert!(git(&remote, &["log", "-1", "--format=%s", "main"]).starts_with("sync: 1 file ("));
+}
+
+fn write_config(dir: &std::path::Path, notes: &std::path::Path) -> std::path::PathBuf {
+    let p = dir.join("config.toml");
+    fs::write(&p, format!("notes_dir = {:?}\n", notes)).unwrap();
+    p
+}
+"""),
+        bash("cargo nextest run 2>&1 | tail -3", "Run tests incl. the bare-remote test", r"""        PASS [   0.214s] fieldnotes::sync commits_changes_and_pushes_but_never_the_index_dir
+────────────
+     Summary [   0.262s] 29 tests run: 29 passed, 0 skipped"""),
+        bash("cargo run -q -- sync", "Try it on the real notes", r"""Error: authentication required but no callback set; class=Ssh (23); code=Auth (-16)""", is_error=True),
+        bash("git -C ~/notes log --oneline -2 && git -C ~/notes status --short --branch | head -3",
+             "Check what happened locally", r"""4c1e9a7 sync: 2 files (mira-mbp)
+d83f012 garden notes
+## main...origin/main [ahead 1]
+?? .fieldnotes/"""),
+        A("""`fieldnotes sync` commits correctly, but the push to GitHub needs credentials.
+
+**What's in `src/sync/git.rs`:**
+- `changed_paths`: `repo.statuses()` with untracked files, minus anything under `.fieldnotes/`.
+- `commit_all`: `index.add_all(["*"])` with a callback that skips `.fieldnotes/`, `update_all` to stage deletions, commit on HEAD with your git identity and the message `sync: N files (hostname)`. Nothing is committed when nothing changed.
+- `push`: pushes `refs/heads/main` to `origin`.
+
+**Guard:** your `.gitignore` doesn't cover `.fieldnotes/`, so the index DB would have been committed. Sync now never stages that directory; `tests/sync.rs` checks it against a local bare repo (29/29 pass). You may still want `.fieldnotes/` in `.gitignore` so plain `git status` stays quiet.
+
+**The push error:** `authentication required but no callback set; class=Ssh (23); code=Auth (-16)`. git2 doesn't use your ssh setup on its own: it needs a credentials callback. The local commit `4c1e9a7 sync: 2 files (mira-mbp)` is made and waiting (ahead 1), so the next successful sync pushes it.
+
+How do you authenticate to GitHub: an ssh-agent, or a key file? I'd go with the agent through `Cred::ssh_key_from_agent`."""),
+        W(5),
+        U("agent. I use the 1Password ssh agent, `ssh -T git@github.com` works fine in my terminal",
+          "fn-ssh-auth-1"),
+        edit("/home/mira/src/fieldnotes/src/sync/git.rs",
+             r"""fn push(repo: &Repository, remote: &str, branch: &str) -> Result<(), git2::Error> {
+    let mut remote = repo.find_remote(remote)?;
+    let refspec = format!("refs/heads/{branch}:refs/heads/{branch}");
+    remote.push(&[&refspec], None)
+}""",
+             r"""fn push(repo: &Repository, remote: &str, branch: &str) -> Result<(), git2::Error> {
+    let mut remote = repo.find_remote(remote)?;
+    let refspec = format!("refs/heads/{branch}:refs/heads/{branch}");
+    let mut callbacks = RemoteCallbacks::new();
+    callbacks.credentials(|_url, username_from_url, allowed| {
+        if allowed.contains(CredentialType::SSH_KEY) {
+            return Cred::ssh_key_from_agent(username_from_url.unwrap_or("git"));
+        }
+        Err(git2::Error::from_str("only ssh remotes are supported"))
+    });
+    // libgit2 reports a rejected ref (e.g. non-fast-forward) here, not as an error from push().
+    callbacks.push_update_reference(|refname, status| match status {
+        Some(msg) => Err(git2::Error::from_str(&format!("push of {refname} rejected: {msg}"))),
+        None => Ok(()),
+    });
+    let mut opts = PushOptions::new();
+    opts.remote_callbacks(callbacks);
+    remote.push(&[&refspec], Some(&mut opts))
+}""",
+             "The file /home/mira/src/fieldnotes/src/sync/git.rs has been updated successfully."),
+        edit("/home/mira/src/fieldnotes/src/sync/git.rs",
+             "use git2::{IndexAddOption, Repository, Status, StatusOptions};",
+             "use git2::{Cred, CredentialType, IndexAddOption, PushOptions, RemoteCallbacks, Repository, Status, StatusOptions};",
+             "The file /home/mira/src/fieldnotes/src/sync/git.rs has been updated successfully."),
+        bash("cargo build -q 2>&1 | head -3; timeout 120 ./target/debug/fieldnotes sync",
+             "Build and push with the agent", r"""Command timed out after 2m 0.0s""", is_error=True),
+        A("It hangs instead of failing. Let me look at what libgit2 actually sees."),
+        bash("echo \"SSH_AUTH_SOCK=$SSH_AUTH_SOCK\"; ssh-add -l; grep -n -i -B1 -A2 identityagent ~/.ssh/config; ps -o pid,pcpu,etime,command -p $(pgrep -d, -f 'debug/fieldnotes sync') 2>/dev/null",
+             "Inspect the agent environment", r"""SSH_AUTH_SOCK=/private/tmp/com.apple.launchd.kX3vQ9dLw2/Listeners
+The agent has no identities.
+1-Host *
+2:  IdentityAgent "~/Library/Group Containers/2BUA8C4S2C.com.1password/t/agent.sock"
+  PID  %CPU ELAPSED COMMAND
+81234  99.6   02:04 ./target/debug/fieldnotes sync"""),
+        A("""Found it, two things combining:
+
+1. **Your shell's `SSH_AUTH_SOCK` points at macOS's built-in agent**, which has no keys. `ssh` works because `~/.ssh/config` says `IdentityAgent ".../2BUA8C4S2C.com.1password/t/agent.sock"`, but libgit2 uses libssh2, which **doesn't read `~/.ssh/config`** at all. It only looks at `SSH_AUTH_SOCK`.
+2. **libgit2 calls the credentials callback again after every failed attempt**, forever. The agent offers no key, auth fails, the callback returns the same agent credential, repeat. That's the 99.6% CPU process above, still running after 2 minutes.
+
+Fix in the code: the callback must give up. I'll count attempts and return a clear error on the second call. Fix in your environment: point `SSH_AUTH_SOCK` at the 1Password socket."""),
+        bash("kill 81234", "Stop the stuck sync process", ""),
+        edit("/home/mira/src/fieldnotes/src/sync/git.rs",
+             r"""    let mut callbacks = RemoteCallbacks::new();
+    callbacks.credentials(|_url, username_from_url, allowed| {
+        if allowed.contains(CredentialType::SSH_KEY) {
+            return Cred::ssh_key_from_agent(username_from_url.unwrap_or("git"));
+        }
+        Err(git2::Error::from_str("only ssh remotes are supported"))
+    });""",
+             r"""    let mut callbacks = RemoteCallbacks::new();
+    // libgit2 re-invokes this callback after every rejected credential, without limit: with an
+    // agent that has no usable key, returning the agent again spins forever at 100% CPU.
+    let mut attempts = 0;
+    callbacks.credentials(move |_url, username_from_url, allowed| {
+        attempts += 1;
+        if !allowed.contains(CredentialType::SSH_KEY) {
+            return Err(git2::Error::from_str("only ssh remotes are supported"));
+        }
+        if attempts > 1 {
+            let sock = std::env::var("SSH_AUTH_SOCK").unwrap_or_else(|_| "(unset)".into());
+            return Err(git2::Error::from_str(&format!(
+                "ssh-agent at SSH_AUTH_SOCK={sock} offered no key the remote accepted; \
+                 note that libgit2 ignores IdentityAgent in ~/.ssh/config"
+            )));
+        }
+        Cred::ssh_key_from_agent(username_from_url.unwrap_or("git"))
+    });""",
+             "The file /home/mira/src/fieldnotes/src/sync/git.rs has been updated successfully."),
+        bash("cargo build -q && time ./target/debug/fieldnotes sync",
+             "Same environment: should now fail fast", r"""Error: ssh-agent at SSH_AUTH_SOCK=/private/tmp/com.apple.launchd.kX3vQ9dLw2/Listeners offered no key the remote accepted; note that libgit2 ignores IdentityAgent in ~/.ssh/config; class=None (0); code=GenericError (-1)
+
+real	0m1.218s
+user	0m0.041s
+sys	0m0.032s""", is_error=True),
+        bash("SSH_AUTH_SOCK=\"$HOME/Library/Group Containers/2BUA8C4S2C.com.1password/t/agent.sock\" ./target/debug/fieldnotes sync && git -C ~/notes status --short --branch | head -1",
+             "Retry with the 1Password socket", r"""synced: 0 files committed, pushed main to origin
+## main...origin/main"""),
+        A("""Push works with the 1Password agent, and a misconfigured agent now fails in ~1 s instead of hanging.
+
+**Why it hung:** libgit2 re-calls the credentials callback after every failed attempt with no limit. Your shell's `SSH_AUTH_SOCK` points at Apple's launchd agent (`/private/tmp/com.apple.launchd.…/Listeners`, "The agent has no identities"), so every attempt failed and the loop never ended. `ssh -T` worked only because `~/.ssh/config` sets `IdentityAgent` to the 1Password socket, and libssh2 doesn't read `~/.ssh/config`.
+
+**Code (`src/sync/git.rs`):**
+- Credentials callback: `Cred::ssh_key_from_agent(username_from_url.unwrap_or("git"))`, counted; on the second call it returns an error naming the socket it used and the IdentityAgent gotcha.
+- `push_update_reference` callback: libgit2 reports a rejected ref (e.g. non-fast-forward) there rather than as an error from `push()`, so without it a rejected push would have looked like success.
+
+**Your environment:** put this in `~/.zshenv` (zshenv rather than zshrc so non-interactive shells get it too):
+
+```sh
+export SSH_AUTH_SOCK="$HOME/Library/Group Containers/2BUA8C4S2C.com.1password/t/agent.sock"
+```
+
+That's what 1Password's docs suggest alongside `IdentityAgent`. With it set, the sync pushed the pending `sync: 2 files (mira-mbp)` commit and the branch is level with `origin/main`.
+
+I killed the stuck process from the first attempt (pid 81234)."""),
+        W(1560),
+        U("the launchd job that runs `fieldnotes sync` every 30 min fails every time with your "
+          "new error (ssh-agent at SSH_AUTH_SOCK=/private/tmp/com.apple.launchd.../Listeners "
+          "offered no key). from the terminal it works since I added the zshenv line. plist is "
+          "~/Library/LaunchAgents/com.mira.fieldnotes-sync.plist", "fn-ssh-auth-2"),
+        read("/Users/mira/Library/LaunchAgents/com.mira.fieldnotes-sync.plist", r"""     1→<?xml version="1.0" encoding="UTF-8"?>
+     2→<!DOCTYPE plist PUBLIC "-//Apple//DTD PLIST 1.0//EN" "http://www.apple.com/DTDs/PropertyList-1.0.dtd">
+     3→<plist version="1.0">
+     4→<dict>
+     5→    <key>Label</key>
+     6→    <string>com.mira.fieldnotes-sync</string>
+     7→    <key>ProgramArguments</key>
+     8→    <array>
+     9→        <string>/Users/mira/.cargo/bin/fieldnotes</string>
+    10→        <string>sync</string>
+    11→    </array>
+    12→    <key>StartInterval</key>
+    13→    <integer>1800</integer>
+    14→    <key>StandardOutPath</key>
+    15→    <string>/Users/mira/Library/Logs/fieldnotes-sync.log</string>
+    16→    <key>StandardErrorPath</key>
+    17→    <string>/Users/mira/Library/Logs/fieldnotes-sync.log</string>
+    18→</dict>
+    19→</plist>"""),
+        A("launchd starts jobs directly, not through a shell, so `~/.zshenv` never runs and the "
+          "job inherits launchd's default `SSH_AUTH_SOCK` (Apple's agent again). Two ways to "
+          "fix it:\n\n1. Set the variable in the plist with `EnvironmentVariables`. No code "
+          "change.\n2. A `sync.ssh_agent_socket` config key. But libssh2 only reads the socket "
+          "path from the environment and git2 doesn't expose a way to pass it, so fieldnotes "
+          "would have to call `std::env::set_var` at startup, which is `unsafe` in edition 2024. "
+          "Sound if done before any thread starts, but it's an `unsafe` block to work around "
+          "one machine's launchd config.\n\nGoing with 1."),
+        edit("/Users/mira/Library/LaunchAgents/com.mira.fieldnotes-sync.plist",
+             "    <key>StartInterval</key>",
+             r"""    <key>EnvironmentVariables</key>
+    <dict>
+        <key>SSH_AUTH_SOCK</key>
+        <string>/Users/mira/Library/Group Containers/2BUA8C4S2C.com.1password/t/agent.sock</string>
+    </dict>
+    <key>StartInterval</key>""",
+             "The file /Users/mira/Library/LaunchAgents/com.mira.fieldnotes-sync.plist has been updated successfully."),
+        bash("plutil -lint ~/Library/LaunchAgents/com.mira.fieldnotes-sync.plist && "
+             "launchctl bootout gui/$(id -u)/com.mira.fieldnotes-sync; "
+             "launchctl bootstrap gui/$(id -u) ~/Library/LaunchAgents/com.mira.fieldnotes-sync.plist && "
+             "launchctl kickstart -k gui/$(id -u)/com.mira.fieldnotes-sync && sleep 8 && tail -4 ~/Library/Logs/fieldnotes-sync.log",
+             "Validate, reload and run the job once", r"""/Users/mira/Library/LaunchAgents/com.mira.fieldnotes-sync.plist: OK
+Error: ssh-agent at SSH_AUTH_SOCK=/private/tmp/com.apple.launchd.kX3vQ9dLw2/Listeners offered no key the remote accepted; note that libgit2 ignores IdentityAgent in ~/.ssh/config; class=None (0); code=GenericError (-1)
+Error: ssh-agent at SSH_AUTH_SOCK=/private/tmp/com.apple.launchd.kX3vQ9dLw2/Listeners offered no key the remote accepted; note that libgit2 ignores IdentityAgent in ~/.ssh/config; class=None (0); code=GenericError (-1)
+synced: 1 file committed, pushed main to origin"""),
+        A("""Fixed: the job's last run (the kickstart) committed and pushed; the two errors above it are the earlier scheduled runs from before the change.
+
+**Cause:** launchd runs `ProgramArguments` directly, not through zsh, so the `SSH_AUTH_SOCK` export in `~/.zshenv` never applies. The job inherited launchd's default, which points at Apple's empty agent, and the new fail-fast check reported it (the old code would have spun at 100% CPU, one stuck process per 30-minute run).
+
+**Change:** `~/Library/LaunchAgents/com.mira.fieldnotes-sync.plist` now has
+
+```xml
+<key>EnvironmentVariables</key>
+<dict>
+    <key>SSH_AUTH_SOCK</key>
+    <string>/Users/mira/Library/Group Containers/2BUA8C4S2C.com.1password/t/agent.sock</string>
+</dict>
+```
+
+Validated with `plutil -lint`, reloaded with `launchctl bootout` + `bootstrap`, ran once with `kickstart -k`.
+
+**Not done on purpose:** a `sync.ssh_agent_socket` config key. libssh2 takes the socket only from the environment, so it would mean `unsafe { std::env::set_var }` in `main` (edition 2024). Happy to add it if you ever run sync from somewhere else without an env block.
+
+**One more thing:** 1Password asks to approve each new process that uses a key. If a background run ever logs the same error while your Mac is locked, it's 1Password refusing while locked, not the config. The next run after unlocking will push."""),
+        {"command": "/clear", "stdout": ""},
+        U("add --dry-run to sync: list what would be committed (status letter + path) and "
+          "ahead/behind vs origin/main. don't touch anything, don't even fetch", "fn-sync-dryrun-1"),
+        read("/home/mira/src/fieldnotes/src/sync/git.rs", r"""    16→pub fn sync(notes_dir: &Path, remote: &str, branch: &str) -> anyhow::Result<SyncReport> {
+    17→    let repo = Repository::open(notes_dir)?;
+    18→    let changed = changed_paths(&repo)?;
+    19→    if !changed.is_empty() {
+    20→        commit_all(&repo, changed.len())?;
+    21→    }
+    22→    push(&repo, remote, branch)?;
+    23→    Ok(SyncReport { committed: changed.len() })
+    24→}
+    25→
+    26→pub fn changed_paths(repo: &Repository) -> Result<Vec<(Status, String)>, git2::Error> {"""),
+        edit("/home/mira/src/fieldnotes/src/sync/git.rs",
+             "pub fn changed_paths(repo: &Repository)",
+             r"""pub struct Plan {
+    pub changes: Vec<(char, String)>,
+    /// Against the remote-tracking ref as of the last fetch; `None` if it doesn't exist.
+    pub ahead_behind: Option<(usize, usize)>,
+}
+
+/// What `sync` would do, computed without writing to the repo or the network.
+pub fn plan(notes_dir: &Path, remote: &str, branch: &str) -> anyhow::Result<Plan> {
+    let repo = Repository::open(notes_dir)?;
+    let changes = changed_paths(&repo)?.into_iter().map(|(s, p)| (status_letter(s), p)).collect();
+    let local = repo.head()?.peel_to_commit()?.id();
+    let tracking = repo.find_reference(&format!("refs/remotes/{remote}/{branch}")).ok();
+    let ahead_behind = match tracking.and_then(|r| r.target()) {
+        Some(upstream) => Some(repo.graph_ahead_behind(local, upstream)?),
+        None => None,
+    };
+    Ok(Plan { changes, ahead_behind })
+}
+
+fn status_letter(s: Status) -> char {
+    if s.intersects(Status::WT_NEW | Status::INDEX_NEW) {
+        'A'
+    } else if s.intersects(Status::WT_DELETED | Status::INDEX_DELETED) {
+        'D'
+    } else if s.intersects(Status::WT_RENAMED | Status::INDEX_RENAMED) {
+        'R'
+    } else {
+        'M'
+    }
+}
+
+pub fn changed_paths(repo: &Repository)""",
+             "The file /home/mira/src/fieldnotes/src/sync/git.rs has been updated successfully."),
+        edit("/home/mira/src/fieldnotes/src/cli/mod.rs",
+             "    /// Commit and push the notes folder\n    Sync,",
+             "    /// Commit and push the notes folder\n    Sync {\n        /// Show what would be committed and the ahead/behind counts; change nothing\n        #[arg(long)]\n        dry_run: bool,\n    },",
+             "The file /home/mira/src/fieldnotes/src/cli/mod.rs has been updated successfully."),
+        write("/home/mira/src/fieldnotes/src/cli/sync.rs", r"""use crate::{config::Config, sync::git};
+
+pub fn run(cfg: &Config, dry_run: bool) -> anyhow::Result<()> {
+    let (remote, branch) = (&cfg.sync.remote, &cfg.sync.branch);
+    if dry_run {
+        let plan = git::plan(&cfg.notes_dir, remote, branch)?;
+        if plan.changes.is_empty() {
+            println!("nothing to commit");
+        } else {
+            println!("would commit {} file{}:", plan.changes.len(), if plan.changes.len() == 1 { "" } else { "s" });
+            for (letter, path) in &plan.changes {
+                println!("  {letter}  {path}");
+            }
+        }
+        match plan.ahead_behind {
+            Some((a, b)) => println!("{branch}: {a} ahead, {b} behind {remote}/{branch} (as of last fetch)"),
+            None => println!("{branch}: no {remote}/{branch} tracking ref yet"),
+        }
+        return Ok(());
+    }
+    let report = git::sync(&cfg.notes_dir, remote, branch)?;
+    println!("synced: {} file{} committed, pushed {branch} to {remote}", report.committed, if report.committed == 1 { "" } else { "s" });
+    Ok(())
+}
+"""),
+        bash("cargo build -q && git -C ~/notes rev-parse HEAD > /tmp/before && ./target/debug/fieldnotes sync --dry-run && git -C ~/notes rev-parse HEAD | diff - /tmp/before && echo 'HEAD unchanged' && cargo nextest run 2>&1 | tail -1",
+             "Try the dry run and verify nothing moved", r"""would commit 3 files:
+  A  inbox/2026-09-26.md
+  M  garden/2026-09-24-harvest.md
+  D  inbox/2026-09-20.md
+main: 0 ahead, 0 behind origin/main (as of last fetch)
+HEAD unchanged
+     Summary [   0.271s] 30 tests run: 30 passed, 0 skipped"""),
+        A("""`fieldnotes sync --dry-run` is in.
+
+```
+would commit 3 files:
+  A  inbox/2026-09-26.md
+  M  garden/2026-09-24-harvest.md
+  D  inbox/2026-09-20.md
+main: 0 ahead, 0 behind origin/main (as of last fetch)
+```
+
+- `git::plan` in `src/sync/git.rs` reuses `changed_paths` (so `.fieldnotes/` is excluded exactly as in a real sync), maps statuses to A/M/D/R, and computes ahead/behind with `graph_ahead_behind` against `refs/remotes/origin/main`.
+- No fetch, no index write, no commit: I checked HEAD before and after, and added a test that runs `--dry-run` against the bare-remote fixture and asserts the remote and HEAD didn't move (30/30 pass).
+- Because there's no fetch, "behind" is only as fresh as the last fetch. And `sync` itself never fetches either: if the desktop pushes first, the laptop's push will be rejected (now reported properly via `push_update_reference`). Handling that is the next real design question for sync."""),
+    ],
+}
+
+
+# ---------------------------------------------------------------------------------------------
+# 2026-09-27 ChatGPT: sync conflicts between two machines
+# ---------------------------------------------------------------------------------------------
+
+S08 = {
+    "session_id": "c47e0b19-2a85-4f3d-9b6e-08d1f5a3e2c7",
+    "format": "chatgpt",
+    "title": "Git sync conflicts for markdown notes",
+    "start": "2026-09-27T21:10:00Z",
+    "turns": [
+        U("my notes cli syncs a folder of markdown files through git (git2 in rust) between my "
+          "laptop and my desktop. right now sync = commit all + push, no fetch, so if the "
+          "desktop pushed first the laptop's push gets rejected. what's a sane strategy when "
+          "both machines changed things? I never want to lose text and I really don't want "
+          "<<<<<<< markers ending up in my notes", "cg-sync-conflict-1"),
+        A("""The approach that fits "never lose text, never show markers" is the one Dropbox and Syncthing use: **merge what merges cleanly, and turn real conflicts into conflict copies.**
+
+**The sync sequence**
+
+1. **Commit local changes first.** The working tree is clean before anything from the remote touches it, so nothing uncommitted can be overwritten.
+2. **Fetch** the remote branch.
+3. **Compare:**
+   - remote has nothing new → just push;
+   - local has nothing new → **fast-forward** (move the branch, check out);
+   - both have new commits → **merge**.
+4. **Merge with git's normal 3-way merge.** Most of the time the two machines touched different notes, or different parts of the same note, and the merge is clean. Accept those silently.
+5. **For each file that conflicts:** keep *your* (local) version at the original path and write the *remote* version next to it as a separate file, e.g.
+
+   `garden/tomatoes (conflict from desktop 2026-09-27).md`
+
+   Both versions are complete, readable notes. No markers. You merge them by hand when you get to it and delete the copy.
+6. **Commit the merge** (two parents) and **push**. Print the list of conflict copies so you notice them.
+
+**Why not the alternatives**
+- **Last writer wins** (force-push, or "take theirs"): silently throws away one side's text. That's exactly what you don't want.
+- **Rebase** local commits onto the remote: works, but with libgit2 you drive the rebase step by step and handle conflicts in each step. It also rewrites local commits, and buys nothing for a notes repo whose history nobody reads.
+- **Union merge** (keep all lines from both sides): no markers, but it interleaves lines in an order that can be nonsense and duplicates edited lines. Worse than a conflict copy, because you can't tell it happened.
+- **CRDTs / operational transforms**: the right tool for real-time co-editing, overkill for two of your own machines syncing every 30 minutes.
+
+**Expectations:** with one person and two machines, real conflicts are rare: you'd have to edit the same lines of the same note on both machines between syncs. Conflict copies make that rare case safe and visible instead of clever.
+
+One thing to check in your own format: any front-matter field that changes on every edit will make conflicts much more common. Happy to go through the edge cases."""),
+        W(8),
+        U("how does that look in git2? I've only done commit + push so far", "cg-sync-conflict-2"),
+        A("""Here's the shape in git2 (0.19/0.20). Error handling trimmed; `cb()` builds the same `RemoteCallbacks` with your ssh credentials that you use for push.
+
+```rust
+use git2::{build::CheckoutBuilder, FetchOptions, Repository};
+
+pub enum Outcome { UpToDate, FastForward, Merged { conflict_copies: Vec<String> } }
+
+fn integrate(repo: &Repository, remote: &str, branch: &str) -> Result<Outcome, git2::Error> {
+    // 1. fetch
+    let mut fo = FetchOptions::new();
+    fo.remote_callbacks(cb());
+    repo.find_remote(remote)?.fetch(&[branch], Some(&mut fo), None)?;
+    let fetch_head = repo.find_reference("FETCH_HEAD")?;
+    let theirs = repo.reference_to_annotated_commit(&fetch_head)?;
+
+    // 2. what kind of merge is it?
+    let (analysis, _pref) = repo.merge_analysis(&[&theirs])?;
+    if analysis.is_up_to_date() {
+        return Ok(Outcome::UpToDate);
+    }
+    if analysis.is_fast_forward() {
+        let name = format!("refs/heads/{branch}");
+        repo.find_reference(&name)?.set_target(theirs.id(), "sync: fast-forward")?;
+        repo.set_head(&name)?;
+        repo.checkout_head(Some(CheckoutBuilder::new().force()))?;
+        return Ok(Outcome::FastForward);
+    }
+
+    // 3. real merge, in memory
+    let ours = repo.head()?.peel_to_commit()?;
+    let their_commit = repo.find_commit(theirs.id())?;
+    let mut index = repo.merge_commits(&ours, &their_commit, None)?;
+    let mut copies = Vec::new();
+    if index.has_conflicts() {
+        let conflicts: Vec<_> = index.conflicts()?.collect::<Result<_, _>>()?;
+        for c in conflicts {
+            // c.ancestor / c.our / c.their are Option<IndexEntry>
+            // our + their: keep ours at the path, add theirs as a conflict copy
+            //   (read their blob, index.add_frombuffer(&entry_with_new_path, &bytes))
+            // only one side present (delete vs modify): keep the side that exists
+        }
+    }
+    let tree = repo.find_tree(index.write_tree_to(repo)?)?;
+    let sig = repo.signature()?;
+    repo.commit(Some("HEAD"), &sig, &sig, "sync: merge", &tree, &[&ours, &their_commit])?;
+    repo.checkout_head(Some(CheckoutBuilder::new().force()))?;
+    Ok(Outcome::Merged { conflict_copies: copies })
+}
+```
+
+**Details that bite:**
+
+- **Clear the conflict before adding the resolution.** Conflicting paths sit in the index at stages 1/2/3. Call `index.conflict_remove(path)` and then add a stage-0 entry. Entries you take from `c.our` still carry their stage in `flags` (the bits `0x3000`), so zero those bits before `index.add`, or `write_tree_to` fails with "cannot create a tree from a not fully merged index".
+- **`force()` checkout is only safe because step 1 committed everything.** It overwrites the working tree to match HEAD.
+- **Your push callback:** keep the `push_update_reference` check. After a merge the push should be a fast-forward, but if the other machine pushed again in between, it's rejected, and you just run the cycle again.
+- `merge_commits` doesn't touch the repo's on-disk merge state (no `MERGE_HEAD`), so there's nothing to clean up if you bail out halfway. With `repo.merge()` you'd need `repo.cleanup_state()`."""),
+        W(6),
+        U("edge cases: one side deletes a note the other edited? renames? and my `fieldnotes new` "
+          "writes an `updated:` field in front matter that I also bump by hand sometimes, will "
+          "that conflict constantly?", "cg-sync-conflict-3"),
+        A("""**Delete vs modify**
+
+In the conflict entry one side is `None`: `our` is `None` if you deleted it locally, `their` is `None` if the other machine deleted it. Apply your rule "never lose text": **keep the modified version**. Add the existing side as a stage-0 entry and print something like `kept garden/tomatoes.md: deleted on desktop, edited here`. Worst case you delete it again.
+
+**Renames**
+
+`merge_commits(…, None)` does no rename detection, so "renamed on A, edited on B" looks like a delete + add on A against a modify on B:
+- the old path becomes a delete/modify conflict → kept by the rule above (with B's edits),
+- the new path comes in from A as a clean add.
+
+You end up with both files: no text lost, one duplicate to clean up. If that happens often, enable detection with `MergeOptions::new().find_renames(true)` (and optionally `rename_threshold`), passed as the third argument. Then git treats it as a rename plus a content change and usually merges cleanly.
+
+**The `updated:` field: yes, this will hurt**
+
+This is the classic cause of constant conflicts. Say you edit the body of a note on the laptop and a different paragraph of the same note on the desktop. The bodies merge cleanly, but both sides changed the same line:
+
+```
+updated: 2026-09-27T10:14
+updated: 2026-09-27T18:02
+```
+
+Same line, different values: conflict, and with your strategy a conflict copy, for an edit that would otherwise have merged perfectly.
+
+Fixes, best first:
+1. **Don't store `updated` in the file.** Derive it: the file's mtime (already in your index), or the last commit touching the file. Your index can show it without the file containing it.
+2. If you want it in the file, **resolve that one field automatically**: take the later timestamp. That means parsing front matter during conflict resolution: doable, but more code.
+
+`created:` is fine: it never changes after the note is made, so it never conflicts.
+
+My suggestion: drop `updated:` from the template, keep showing "updated" in the CLI from mtime, and leave existing `updated:` lines alone (they only conflict if both sides bump them)."""),
+    ],
+}
+
+
+# ---------------------------------------------------------------------------------------------
+# 2026-10-01 Claude Code: conflict copies, "database is locked", moving the index out of ~/notes
+# ---------------------------------------------------------------------------------------------
+
+S09 = {
+    "session_id": "5e3a7c08-d96b-4e21-8f40-b1c27a9e6d53",
+    "start": "2026-10-01T17:45:00Z",
+    "turns": [
+        U("implementing the sync conflict plan I worked out with chatgpt. summary:\n- commit "
+          "local changes first, then fetch\n- fast-forward if possible, else merge_commits\n- "
+          "on conflict keep ours at the path, write theirs as `<stem> (conflict <host> "
+          "<YYYY-MM-DD>).md` next to it\n- delete vs modify: keep the modified side\n- merge "
+          "commit with two parents, then push\n- after pulling, refresh the index so pulled "
+          "notes are searchable\nput the merge code in src/sync/merge.rs. also `fieldnotes new` "
+          "must stop writing `updated:` into the template", "fn-sync-conflict-impl-1"),
+        read("/home/mira/src/fieldnotes/src/sync/git.rs", r"""    14→pub fn sync(notes_dir: &Path, remote: &str, branch: &str) -> anyhow::Result<SyncReport> {
+    15→    let repo = Repository::open(notes_dir)?;
+    16→    let changed = changed_paths(&repo)?;
+    17→    if !changed.is_empty() {
+    18→        commit_all(&repo, changed.len())?;
+    19→    }
+    20→    push(&repo, remote, branch)?;
+    21→    Ok(SyncReport { committed: changed.len() })
+    22→}
+...
+    78→fn push(repo: &Repository, remote: &str, branch: &str) -> Result<(), git2::Error> {
+    79→    let mut remote = repo.find_remote(remote)?;
+    80→    let refspec = format!("refs/heads/{branch}:refs/heads/{branch}");
+    81→    let mut callbacks = RemoteCallbacks::new();
+    82→    // libgit2 re-invokes this callback after every rejected credential, without limit: with an
+    83→    // agent that has no usable key, returning the agent again spins forever at 100% CPU.
+    84→    let mut attempts = 0;"""),
+        A("Fetch needs the same credentials callback as push, so first I'll pull the callback "
+          "setup out into `remote_callbacks()` shared by both, then write `merge.rs`."),
+        write("/home/mira/src/fieldnotes/src/sync/merge.rs", r"""//! Bringing the remote's commits in: fast-forward when possible, otherwise a merge in which
+//! every conflicting note is resolved as "ours at the path, theirs as a conflict copy".
+//! Nothing is ever dropped and no conflict markers are written.
+
+use git2::{build::CheckoutBuilder, FetchOptions, IndexConflict, IndexEntry, Oid, Repository};
+
+const STAGE_MASK: u16 = 0x3000;
+
+#[derive(Debug, PartialEq)]
+pub enum Outcome {
+    UpToDate,
+    FastForward,
+    Merged { conflict_copies: Vec<String>, kept_modified: Vec<String> },
+}
+
+pub fn fetch_and_integrate(repo: &Repository, remote: &str, branch: &str, host: &str, date: &str) -> Result<Outcome, git2::Error> {
+    let mut fo = FetchOptions::new();
+    fo.remote_callbacks(super::git::remote_callbacks());
+    repo.find_remote(remote)?.fetch(&[branch], Some(&mut fo), None)?;
+    let theirs = repo.reference_to_annotated_commit(&repo.find_reference("FETCH_HEAD")?)?;
+    let (analysis, _) = repo.merge_analysis(&[&theirs])?;
+    if analysis.is_up_to_date() {
+        return Ok(Outcome::UpToDate);
+    }
+    if analysis.is_fast_forward() {
+        let name = format!("refs/heads/{branch}");
+        repo.find_reference(&name)?.set_target(theirs.id(), "fieldnotes sync: fast-forward")?;
+        repo.set_head(&name)?;
+        // force is safe: sync committed every local change before fetching
+        repo.checkout_head(Some(CheckoutBuilder::new().force()))?;
+        return Ok(Outcome::FastForward);
+    }
+    merge(repo, theirs.id(), host, date)
+}
+
+fn merge(repo: &Repository, their_id: Oid, host: &str, date: &str) -> Result<Outcome, git2::Error> {
+    let ours = repo.head()?.peel_to_commit()?;
+    let theirs = repo.find_commit(their_id)?;
+    let mut index = repo.merge_commits(&ours, &theirs, None)?;
+    let (mut copies, mut kept) = (vec![], vec![]);
+    if index.has_conflicts() {
+        let conflicts: Vec<IndexConflict> = index.conflicts()?.collect::<Result<_, _>>()?;
+        for c in conflicts {
+            match (c.our, c.their) {
+                (Some(our), Some(their)) => {
+                    let path = String::from_utf8_lossy(&our.path).into_owned();
+                    let copy = conflict_copy_name(&path, host, date);
+                    let blob = repo.find_blob(their.id)?;
+                    index.conflict_remove(std::path::Path::new(&path))?;
+                    index.add(&our)?;
+                    index.add_frombuffer(&entry_at(&their, &copy), blob.content())?;
+                    copies.push(copy);
+                }
+                (Some(side), None) | (None, Some(side)) => {
+                    let path = String::from_utf8_lossy(&side.path).into_owned();
+                    index.conflict_remove(std::path::Path::new(&path))?;
+                    index.add(&side)?;
+                    kept.push(path);
+                }
+                (None, None) => {}
+            }
+        }
+    }
+    let tree = repo.find_tree(index.write_tree_to(repo)?)?;
+    let sig = repo.signature()?;
+    let msg = format!("sync: merge from {} ({host})", &their_id.to_string()[..7]);
+    repo.commit(Some("HEAD"), &sig, &sig, &msg, &tree, &[&ours, &theirs])?;
+    repo.checkout_head(Some(CheckoutBuilder::new().force()))?;
+    Ok(Outcome::Merged { conflict_copies: copies, kept_modified: kept })
+}
+
+/// `garden/tomatoes.md` → `garden/tomatoes (conflict mira-desktop 2026-10-01).md`
+pub fn conflict_copy_name(path: &str, host: &str, date: &str) -> String {
+    match path.rsplit_once('.') {
+        Some((stem, ext)) if !stem.is_empty() && !ext.contains('/') => format!("{stem} (conflict {host} {date}).{ext}"),
+        _ => format!("{path} (conflict {host} {date})"),
+    }
+}
+
+fn entry_at(src: &IndexEntry, path: &str) -> IndexEntry {
+    IndexEntry { path: path.as_bytes().to_vec(), flags: 0, ..src.clone() }
+}
+"""),
+        edit("/home/mira/src/fieldnotes/src/sync/git.rs",
+             r"""    let repo = Repository::open(notes_dir)?;
+    let changed = changed_paths(&repo)?;
+    if !changed.is_empty() {
+        commit_all(&repo, changed.len())?;
+    }
+    push(&repo, remote, branch)?;
+    Ok(SyncReport { committed: changed.len() })""",
+             r"""    let repo = Repository::open(notes_dir)?;
+    let changed = changed_paths(&repo)?;
+    if !changed.is_empty() {
+        commit_all(&repo, changed.len())?;
+    }
+    let host = hostname();
+    let today = chrono::Local::now().format("%Y-%m-%d").to_string();
+    let outcome = merge::fetch_and_integrate(&repo, remote, branch, &host, &today)?;
+    push(&repo, remote, branch)?;
+    Ok(SyncReport { committed: changed.len(), outcome })""",
+             "The file /home/mira/src/fieldnotes/src/sync/git.rs has been updated successfully."),
+        edit("/home/mira/src/fieldnotes/tests/sync.rs",
+             "fn write_config(",
+             r"""#[test]
+fn same_note_edited_on_both_machines_becomes_a_conflict_copy() {
+    let tmp = tempfile::tempdir().unwrap();
+    let (remote, laptop, desktop) = two_clones(tmp.path()); // both start with tomatoes.md = "v0"
+    fs::write(desktop.join("tomatoes.md"), "desktop text\n").unwrap();
+    run_sync(tmp.path(), &desktop, "desktop");
+    fs::write(laptop.join("tomatoes.md"), "laptop text\n").unwrap();
+    let out = run_sync(tmp.path(), &laptop, "laptop");
+
+    assert_eq!(fs::read_to_string(laptop.join("tomatoes.md")).unwrap(), "laptop text\n");
+    let copy = laptop.join(format!("tomatoes (conflict laptop {}).md", today()));
+    assert_eq!(fs::read_to_string(&copy).unwrap(), "desktop text\n");
+    assert!(out.contains("conflict copy: tomatoes (conflict laptop"), "{out}");
+    let files = git(&remote, &["ls-tree", "-r", "--name-only", "main"]);
+    assert_eq!(files.lines().count(), 2);
+    assert!(!fs::read_to_string(laptop.join("tomatoes.md")).unwrap().contains("<<<<<<<"));
+}
+
+#[test]
+fn deleted_on_one_side_edited_on_other_keeps_the_edit() {
+    let tmp = tempfile::tempdir().unwrap();
+    let (_remote, laptop, desktop) = two_clones(tmp.path());
+    fs::remove_file(desktop.join("tomatoes.md")).unwrap();
+    run_sync(tmp.path(), &desktop, "desktop");
+    fs::write(laptop.join("tomatoes.md"), "still needed\n").unwrap();
+    run_sync(tmp.path(), &laptop, "laptop");
+    assert_eq!(fs::read_to_string(laptop.join("tomatoes.md")).unwrap(), "still needed\n");
+}
+
+fn write_config(""",
+             "The file /home/mira/src/fieldnotes/tests/sync.rs has been updated successfully."),
+        bash("cargo nextest run --test sync 2>&1 | tail -20", "Run the sync integration tests", r"""    Starting 4 tests across 1 binary (30 tests skipped)
+        PASS [   0.231s] fieldnotes::sync commits_changes_and_pushes_but_never_the_index_dir
+        PASS [   0.244s] fieldnotes::sync dry_run_changes_nothing
+        FAIL [   0.402s] fieldnotes::sync deleted_on_one_side_edited_on_other_keeps_the_edit
+──── STDERR:             fieldnotes::sync deleted_on_one_side_edited_on_other_keeps_the_edit
+thread 'deleted_on_one_side_edited_on_other_keeps_the_edit' panicked at tests/sync.rs:96:5:
+sync failed: Error: cannot create a tree from a not fully merged index.; class=Index (10); code=Unmerged (-10)
+
+        FAIL [   0.415s] fieldnotes::sync same_note_edited_on_both_machines_becomes_a_conflict_copy
+──── STDERR:             fieldnotes::sync same_note_edited_on_both_machines_becomes_a_conflict_copy
+thread 'same_note_edited_on_both_machines_becomes_a_conflict_copy' panicked at tests/sync.rs:96:5:
+sync failed: Error: cannot create a tree from a not fully merged index.; class=Index (10); code=Unmerged (-10)
+
+────────────
+     Summary [   0.419s] 4 tests run: 2 passed, 2 failed, 30 skipped
+error: test run failed""", is_error=True),
+        A("The entries from `c.our`/`c.their` still carry their conflict stage (2 or 3) in the "
+          "`flags` bits `0x3000`. `conflict_remove` cleared the old stages, but `index.add(&our)` "
+          "put a stage-2 entry straight back, so the index is still \"not fully merged\". I "
+          "defined `STAGE_MASK` and then forgot to use it; the resolved entries need stage 0."),
+        edit("/home/mira/src/fieldnotes/src/sync/merge.rs",
+             r"""                    index.conflict_remove(std::path::Path::new(&path))?;
+                    index.add(&our)?;""",
+             r"""                    index.conflict_remove(std::path::Path::new(&path))?;
+                    index.add(&stage0(our))?;""",
+             "The file /home/mira/src/fieldnotes/src/sync/merge.rs has been updated successfully."),
+        edit("/home/mira/src/fieldnotes/src/sync/merge.rs",
+             r"""                    index.conflict_remove(std::path::Path::new(&path))?;
+                    index.add(&side)?;""",
+             r"""                    index.conflict_remove(std::path::Path::new(&path))?;
+                    index.add(&stage0(side))?;""",
+             "The file /home/mira/src/fieldnotes/src/sync/merge.rs has been updated successfully."),
+        edit("/home/mira/src/fieldnotes/src/sync/merge.rs",
+             "fn entry_at(src: &IndexEntry, path: &str) -> IndexEntry {",
+             "/// Conflict entries carry stage 1-3 in their flags; a resolution must be stage 0.\nfn stage0(mut e: IndexEntry) -> IndexEntry {\n    e.flags &= !STAGE_MASK;\n    e\n}\n\nfn entry_at(src: &IndexEntry, path: &str) -> IndexEntry {",
+             "The file /home/mira/src/fieldnotes/src/sync/merge.rs has been updated successfully."),
+        bash("cargo nextest run 2>&1 | tail -2", "Run everything", r"""────────────
+     Summary [   0.533s] 36 tests run: 36 passed, 0 skipped"""),
+        grep("updated:", r"""src/cli/new.rs:14:        "---\ntitle: {title}\ntags: [{tags}]\ncreated: {date}\nupdated: {date}\n---\n\n# {title}\n\n","""),
+        edit("/home/mira/src/fieldnotes/src/cli/new.rs",
+             r"""        "---\ntitle: {title}\ntags: [{tags}]\ncreated: {date}\nupdated: {date}\n---\n\n# {title}\n\n",""",
+             r"""        // no `updated:`: it changes on every edit, so two machines editing different parts of a
+        // note would always conflict on that one line. "updated" comes from mtime in the index.
+        "---\ntitle: {title}\ntags: [{tags}]\ncreated: {date}\n---\n\n# {title}\n\n",""",
+             "The file /home/mira/src/fieldnotes/src/cli/new.rs has been updated successfully."),
+        bash("cargo build --release -q && cp target/release/fieldnotes ~/.cargo/bin/ && SSH_AUTH_SOCK=\"$HOME/Library/Group Containers/2BUA8C4S2C.com.1password/t/agent.sock\" fieldnotes sync",
+             "Install and sync the real notes", r"""fetched origin/main: fast-forwarded 3 commits
+reindexed 5 notes
+synced: 1 file committed, pushed main to origin"""),
+        A("""Conflict handling is in and the real sync just fast-forwarded 3 commits from the desktop.
+
+**Flow in `sync` now:** commit local changes → fetch (same ssh callback as push, moved into `remote_callbacks()`) → `merge::fetch_and_integrate` → refresh the index for pulled notes → push.
+
+**`src/sync/merge.rs`:**
+- `merge_analysis`: up to date → nothing; fast-forward → move `refs/heads/main`, `set_head`, forced checkout (safe because local changes were committed first).
+- Otherwise `merge_commits` in memory, then per conflict:
+  - both sides present → ours stays at the path, theirs is added as `<stem> (conflict <host> <YYYY-MM-DD>).md`, e.g. `tomatoes (conflict laptop 2026-10-01).md`;
+  - one side deleted → the modified side is kept;
+  - then a two-parent commit `sync: merge from <sha> (<host>)` and a forced checkout.
+- Output lists every `conflict copy:` and `kept (deleted elsewhere):` path so they don't go unnoticed.
+
+**Bug hit on the way:** both new tests failed with `cannot create a tree from a not fully merged index.; class=Index (10); code=Unmerged (-10)`. Entries taken from the conflict still had stage 2/3 in `flags & 0x3000`; `stage0()` clears them before `index.add`.
+
+**Tests** (`tests/sync.rs`, two clones of a bare remote): same note edited on both machines → laptop keeps its text, desktop's text lands in the conflict copy, no `<<<<<<<` anywhere; deleted on one side / edited on the other → the edit survives. 36/36 pass.
+
+**Template:** `fieldnotes new` (`src/cli/new.rs`) no longer writes `updated:`, with a comment saying why. Existing notes keep theirs; I didn't touch any files.
+
+Not handled: renames show up as delete + add (you'd get both files). `MergeOptions::find_renames(true)` is the knob if that ever annoys you."""),
+        W(2900),
+        U("getting this sometimes when the launchd sync runs while I'm searching:\n\n"
+          "Error: SqliteFailure(Error { code: DatabaseBusy, extended_code: 5 }, Some(\"database is locked\"))\n\n"
+          "maybe 1 in 3 times if I search right when it's pulling. I guess because sync now "
+          "reindexes after the pull?", "fn-db-locked-1"),
+        read("/home/mira/src/fieldnotes/src/store/mod.rs", r"""    23→impl Store {
+    24→    pub fn open(path: &Path) -> rusqlite::Result<Self> {
+    25→        let mut conn = Connection::open(path)?;
+    26→        // Off by default in SQLite; without it ON DELETE CASCADE on note_tags does nothing.
+    27→        conn.pragma_update(None, "foreign_keys", true)?;
+    28→        migrations::migrate(&mut conn)?;
+    29→        Ok(Self { conn })
+    30→    }"""),
+        bash("/opt/homebrew/opt/sqlite/bin/sqlite3 ~/notes/.fieldnotes/index.db 'PRAGMA journal_mode; PRAGMA busy_timeout;'",
+             "Check the journal mode and busy timeout in use", r"""delete
+0"""),
+        A("""Your guess is right, and the settings explain why it fails instead of waiting:
+
+- **`journal_mode = delete`** (SQLite's default rollback journal). A writer needs an exclusive lock to commit, and readers hold a shared lock while a statement runs. Sync's reindex and your search can't overlap.
+- **`busy_timeout = 0`**: when SQLite hits a lock it returns `SQLITE_BUSY` (code 5, "database is locked") *immediately*, no waiting.
+- Both processes write: sync reindexes after the pull, and `search` runs the stale scan first, which writes any changed notes in its own transaction.
+
+Fix: WAL mode (readers never block the writer and the writer never blocks readers) plus a busy timeout so two writers queue instead of failing. First, a test that reproduces it."""),
+        edit("/home/mira/src/fieldnotes/src/store/mod.rs",
+             "    #[test]\n    fn migrate_is_idempotent() {",
+             r"""    #[test]
+    fn second_writer_waits_instead_of_failing() {
+        let dir = tempfile::tempdir().unwrap();
+        let path = dir.path().join("index.db");
+        let mut a = Store::open(&path).unwrap();
+        let b = Store::open(&path).unwrap();
+        let holder = std::thread::spawn(move || {
+            let tx = a.conn.transaction_with_behavior(rusqlite::TransactionBehavior::Immediate).unwrap();
+            tx.execute("INSERT INTO notes (path, title, mtime, size, body) VALUES ('x.md', 'x', 0, 0, 'x')", []).unwrap();
+            std::thread::sleep(std::time::Duration::from_millis(300));
+            tx.commit().unwrap();
+        });
+        std::thread::sleep(std::time::Duration::from_millis(50));
+        b.upsert(&NewNote { path: "y.md", title: "y", created: None, mtime: 0, size: 0, body: "y" }).unwrap();
+        holder.join().unwrap();
+    }
+
+    #[test]
+    fn migrate_is_idempotent() {""",
+             "The file /home/mira/src/fieldnotes/src/store/mod.rs has been updated successfully."),
+        bash("cargo nextest run second_writer 2>&1 | grep -A3 panicked", "Reproduce in a test", r"""thread 'store::tests::second_writer_waits_instead_of_failing' panicked at src/store/mod.rs:142:90:
+called `Result::unwrap()` on an `Err` value: SqliteFailure(Error { code: DatabaseBusy, extended_code: 5 }, Some("database is locked"))
+note: run with `RUST_BACKTRACE=1` environment variable to display a backtrace""", is_error=True),
+        A("Reproduced. My first thought was a retry wrapper around the refresh, so I'll sketch "
+          "that to compare."),
+        edit("/home/mira/src/fieldnotes/src/index.rs",
+             "pub fn refresh(store: &mut Store, notes_dir: &Path) -> anyhow::Result<Refreshed> {",
+             r"""pub fn refresh_with_retry(store: &mut Store, notes_dir: &Path) -> anyhow::Result<Refreshed> {
+    for attempt in 0..10 {
+        match refresh(store, notes_dir) {
+            Err(e) if is_busy(&e) && attempt < 9 => std::thread::sleep(std::time::Duration::from_millis(200)),
+            other => return other,
+        }
+    }
+    unreachable!()
+}
+
+pub fn refresh(store: &mut Store, notes_dir: &Path) -> anyhow::Result<Refreshed> {""",
+             "The file /home/mira/src/fieldnotes/src/index.rs has been updated successfully."),
+        A("Dropping that: it re-walks the whole folder on every retry, only covers this one call "
+          "site (not `upsert`, not sync's own writes, not the test above), and reimplements what "
+          "SQLite's busy handler already does at the lock level for every statement. "
+          "Reverting it and doing it in `Store::open`."),
+        edit("/home/mira/src/fieldnotes/src/index.rs",
+             r"""pub fn refresh_with_retry(store: &mut Store, notes_dir: &Path) -> anyhow::Result<Refreshed> {
+    for attempt in 0..10 {
+        match refresh(store, notes_dir) {
+            Err(e) if is_busy(&e) && attempt < 9 => std::thread::sleep(std::time::Duration::from_millis(200)),
+            other => return other,
+        }
+    }
+    unreachable!()
+}
+
+""",
+             "",
+             "The file /home/mira/src/fieldnotes/src/index.rs has been updated successfully."),
+        edit("/home/mira/src/fieldnotes/src/store/mod.rs",
+             r"""        let mut conn = Connection::open(path)?;
+        // Off by default in SQLite; without it ON DELETE CASCADE on note_tags does nothing.
+        conn.pragma_update(None, "foreign_keys", true)?;""",
+             r"""        let mut conn = Connection::open(path)?;
+        // Off by default in SQLite; without it ON DELETE CASCADE on note_tags does nothing.
+        conn.pragma_update(None, "foreign_keys", true)?;
+        // sync (launchd) and an interactive search can both write at the same time.
+        // WAL: readers and the one writer don't block each other. busy_timeout: a second
+        // writer waits up to 5 s for the lock instead of failing with "database is locked"
+        // (a full reindex of ~3.4k notes takes ~2 s).
+        conn.pragma_update(None, "journal_mode", "WAL")?;
+        conn.busy_timeout(std::time::Duration::from_millis(5000))?;
+        // Safe in WAL mode: a crash can lose the last transaction, never corrupt the file.
+        conn.pragma_update(None, "synchronous", "NORMAL")?;""",
+             "The file /home/mira/src/fieldnotes/src/store/mod.rs has been updated successfully."),
+        bash("cargo nextest run 2>&1 | grep -B2 -A4 'panicked' | head -12", "Run tests", r"""──── STDERR:             fieldnotes store::tests::second_writer_waits_instead_of_failing
+thread 'store::tests::second_writer_waits_instead_of_failing' panicked at src/store/mod.rs:139:42:
+called `Result::unwrap()` on an `Err` value: ExecuteReturnedResults
+note: run with `RUST_BACKTRACE=1` environment variable to display a backtrace
+──── STDERR:             fieldnotes index::tests::refresh_picks_up_new_file
+thread 'index::tests::refresh_picks_up_new_file' panicked at src/index.rs:88:41:
+called `Result::unwrap()` on an `Err` value: ExecuteReturnedResults""", is_error=True),
+        A("`PRAGMA journal_mode = WAL` returns a row (the resulting mode), and `pragma_update` "
+          "treats any returned row as `ExecuteReturnedResults`. `pragma_update_and_check` reads "
+          "that row, which also lets me verify the mode really switched (it silently stays "
+          "`memory` for in-memory databases, so I only insist on `wal` for files)."),
+        edit("/home/mira/src/fieldnotes/src/store/mod.rs",
+             r"""        conn.pragma_update(None, "journal_mode", "WAL")?;""",
+             r"""        let mode: String = conn.pragma_update_and_check(None, "journal_mode", "WAL", |r| r.get(0))?;
+        debug_assert!(mode.eq_ignore_ascii_case("wal"), "journal_mode is {mode}");""",
+             "The file /home/mira/src/fieldnotes/src/store/mod.rs has been updated successfully."),
+        bash("cargo nextest run 2>&1 | tail -2 && /opt/homebrew/opt/sqlite/bin/sqlite3 ~/notes/.fieldnotes/index.db 'PRAGMA journal_mode'",
+             "Run tests; check the real db after one open", r"""────────────
+     Summary [   0.845s] 37 tests run: 37 passed, 0 skipped
+wal"""),
+        bash("cargo build --release -q && cp target/release/fieldnotes ~/.cargo/bin/ && "
+             "( for i in $(seq 1 5); do touch ~/notes/inbox/*.md; fieldnotes sync >/dev/null 2>>/tmp/sync.err; done ) & "
+             "errs=0; for i in $(seq 1 200); do fieldnotes search sourdough >/dev/null 2>>/tmp/search.err || errs=$((errs+1)); done; wait; "
+             "echo \"search errors: $errs\"; cat /tmp/sync.err /tmp/search.err | sort | uniq -c",
+             "Hammer it: 5 syncs that reindex vs 200 searches", r"""search errors: 0"""),
+        A("""Fixed: 200 searches while 5 syncs reindexed in the background, 0 errors (before the change your 1-in-3 rate would have shown dozens).
+
+**Cause:** the index used SQLite's default rollback journal (`journal_mode = delete`) with no busy timeout. Sync's post-pull reindex and search's stale scan both write; whichever came second got `SQLITE_BUSY` immediately: `SqliteFailure(Error { code: DatabaseBusy, extended_code: 5 }, Some("database is locked"))`.
+
+**Fix, in `Store::open` (`src/store/mod.rs`):**
+- `journal_mode = WAL`: readers and the single writer no longer block each other. Persistent: it's stored in the database file, and the real index now reports `wal`.
+- `busy_timeout = 5000 ms`: a second writer waits for the lock instead of failing. 5 s because a full reindex takes ~2 s; longer than that and you'd rather see an error than a hung terminal.
+- `synchronous = NORMAL`: the usual pairing with WAL; a power cut can lose the last transaction but can't corrupt the file, and for a rebuildable index that's fine.
+- Set with `pragma_update_and_check`, because `journal_mode` returns a row and plain `pragma_update` fails with `ExecuteReturnedResults`.
+
+**Dead end:** a `refresh_with_retry` loop (10 × 200 ms) around the stale scan. Reverted: it re-walked the folder on each retry, covered one call site only, and duplicated what `busy_timeout` does for every statement.
+
+**Test:** `second_writer_waits_instead_of_failing` holds an IMMEDIATE write transaction for 300 ms in one thread and writes from a second connection; it failed with the exact error above before the change. 37/37 pass.
+
+You'll now see `index.db-wal` and `index.db-shm` next to `index.db`; they're part of WAL mode, don't delete them while fieldnotes is running."""),
+        W(20),
+        U("ugh, now `git status` in ~/notes shows .fieldnotes/ with the -wal and -shm files too. "
+          "can we just move the index out of the notes folder? ~/.local/share/fieldnotes/ like "
+          "XDG says, next to the config dir logic", "fn-db-locked-2"),
+        grep("\\.fieldnotes", r"""src/main.rs:21:    let db_path = cfg.notes_dir.join(".fieldnotes").join("index.db");
+src/main.rs:22:    std::fs::create_dir_all(db_path.parent().unwrap())?;
+src/sync/git.rs:9:const INDEX_DIR: &str = ".fieldnotes/";
+src/index.rs:71:    e.depth() > 0 && e.file_name().to_str().is_some_and(|n| n.starts_with('.'))
+tests/sync.rs:27:    fs::create_dir(notes.join(".fieldnotes")).unwrap();""", output_mode="content"),
+        edit("/home/mira/src/fieldnotes/src/config.rs",
+             "/// Pure so tests need not touch the process environment.",
+             r"""/// `$XDG_DATA_HOME/fieldnotes/index.db`, else `~/.local/share/fieldnotes/index.db` (macOS too).
+/// Outside the notes folder: the index is per machine and must never be synced or committed.
+pub fn default_index_path() -> Option<PathBuf> {
+    data_dir_from(std::env::var_os("XDG_DATA_HOME"), dirs::home_dir())
+        .map(|d| d.join("fieldnotes").join("index.db"))
+}
+
+fn data_dir_from(xdg: Option<std::ffi::OsString>, home: Option<PathBuf>) -> Option<PathBuf> {
+    match xdg {
+        Some(x) if !x.is_empty() && Path::new(&x).is_absolute() => Some(PathBuf::from(x)),
+        _ => home.map(|h| h.join(".local").join("share")),
+    }
+}
+
+/// Pure so tests need not touch the process environment.""",
+             "The file /home/mira/src/fieldnotes/src/config.rs has been updated successfully."),
+        edit("/home/mira/src/fieldnotes/src/main.rs",
+             r"""    let db_path = cfg.notes_dir.join(".fieldnotes").join("index.db");
+    std::fs::create_dir_all(db_path.parent().unwrap())?;""",
+             r"""    let db_path = match &cfg.index_path {
+        Some(p) => p.clone(),
+        None => config::default_index_path().ok_or_else(|| anyhow::anyhow!("cannot find home directory; set index_path in config"))?,
+    };
+    std::fs::create_dir_all(db_path.parent().unwrap_or(Path::new(".")))?;
+    remove_legacy_index(&cfg.notes_dir);""",
+             "The file /home/mira/src/fieldnotes/src/main.rs has been updated successfully."),
+        edit("/home/mira/src/fieldnotes/src/main.rs",
+             "fn main() -> anyhow::Result<()> {",
+             r"""/// Indexes before 0.2 lived in `<notes>/.fieldnotes/`. The index is a rebuildable cache, so the
+/// old one is deleted rather than moved (moving a WAL database means moving three files safely).
+fn remove_legacy_index(notes_dir: &Path) {
+    let old = notes_dir.join(".fieldnotes");
+    if old.join("index.db").exists() && std::fs::remove_dir_all(&old).is_ok() {
+        eprintln!("note: removed the old index in {} (the index now lives outside your notes)", old.display());
+    }
+}
+
+fn main() -> anyhow::Result<()> {""",
+             "The file /home/mira/src/fieldnotes/src/main.rs has been updated successfully."),
+        A("The index also needs to know which folder it was built from: with one index per "
+          "machine outside the notes folder, pointing `notes_dir` at a different folder (say a "
+          "test copy) would otherwise mix the two. A one-row `meta` table with the canonical "
+          "notes_dir; on mismatch, wipe and rebuild."),
+        write("/home/mira/src/fieldnotes/migrations/0004_meta.sql", r"""-- 0004: which notes folder this index was built from (the index no longer lives inside it).
+CREATE TABLE meta (
+    key   TEXT PRIMARY KEY,
+    value TEXT NOT NULL
+) WITHOUT ROWID;
+"""),
+        bash("cargo nextest run 2>&1 | tail -1 && cargo build --release -q && cp target/release/fieldnotes ~/.cargo/bin/ && "
+             "fieldnotes list -n 1 && ls -la ~/.local/share/fieldnotes/ && git -C ~/notes status --short | head -3",
+             "Tests, then first run with the new location", r"""     Summary [   0.861s] 41 tests run: 41 passed, 0 skipped
+note: removed the old index in /Users/mira/notes/.fieldnotes (the index now lives outside your notes)
+2026-10-01  Garlic planting             garden/2026-10-01-garlic.md
+total 91656
+drwxr-xr-x  5 mira  staff       160 Oct  1 19:52 .
+drwxr-xr-x  4 mira  staff       128 Oct  1 19:52 ..
+-rw-r--r--  1 mira  staff  46792704 Oct  1 19:52 index.db
+-rw-r--r--  1 mira  staff     32768 Oct  1 19:52 index.db-shm
+-rw-r--r--  1 mira  staff         0 Oct  1 19:52 index.db-wal"""),
+        A("""The index is out of the notes folder; `git status` in `~/notes` is clean.
+
+- **New location:** `$XDG_DATA_HOME/fieldnotes/index.db`, default `~/.local/share/fieldnotes/index.db` on macOS and Linux (`config::default_index_path`, same rules as the config dir: absolute, non-empty XDG value or fall back). An `index_path` key in config.toml overrides it.
+- **Old index:** on first run, `<notes>/.fieldnotes/` is deleted with a one-line note, and the new index is built from the files (~2 s once). I chose rebuild over move: it's a cache, and moving a WAL database safely means moving three files together.
+- **`migrations/0004_meta.sql`:** a `meta` table remembers which `notes_dir` the index was built from. If you point fieldnotes at a different folder, it wipes and rebuilds instead of mixing two folders' notes.
+- **Kept:** sync still refuses to stage `.fieldnotes/`, in case an old clone on the desktop still has one before it runs the new version.
+
+41/41 tests pass, including the pure path-resolution tests and one for the notes_dir mismatch rebuild."""),
+    ],
+}

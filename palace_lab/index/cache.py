@@ -1,0 +1,98 @@
+"""Index caches: derived files next to the palace, found by a key, never trusted when stale.
+
+Layout: ``<palace path>.indexes/<layer>~<mechanism>~<slot>~<content>/`` holding the index files
+(bm25s npy/json, ``hnsw.usearch``, ``vectors.npy``), ``ids.json`` (exchange ids in row order)
+and ``meta.json`` (what the key was made of), written last: a folder without ``meta.json`` is an
+unfinished build and is ignored.
+
+Staleness is detected by the key, so a stale index is never found:
+
+- ``slot`` hashes what the index *is*: layer (and its text version), mechanism, distiller
+  version (layers with cards), embedder name (vector mechanisms), tokenizer settings and BM25
+  parameters (bm25), HNSW build parameters (hnsw), and :data:`FORMAT`;
+- ``content`` hashes what it was built *from*: the palace fingerprint (every exchange id and
+  content hash, so a re-ingest that changes any exchange changes it) and, for layers with cards,
+  the fingerprint of that distiller's cards (a re-distilled card changes it).
+
+Building writes into a temporary folder renamed into place (atomic on one file system); after a
+successful build, older folders of the same slot are deleted.
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import shutil
+import uuid
+from pathlib import Path
+
+from palace_lab.model import content_hash
+
+FORMAT = 1  # bump when the files written here change shape
+
+
+def cards_fingerprint(palace, distiller: str | None) -> str:
+    """Changes whenever a card of ``distiller`` is added, replaced or removed."""
+    if not distiller:
+        return ""
+    rows = palace.conn.execute(
+        "SELECT exchange_id, hash FROM cards WHERE distiller=? ORDER BY exchange_id", (distiller,))
+    return content_hash(distiller, *(f"{a}:{b}" for a, b in rows))
+
+
+def slot_key(parts: dict) -> str:
+    return content_hash(json.dumps({**parts, "format": FORMAT}, sort_keys=True))[:12]
+
+
+def folder_name(layer: str, mechanism: str, slot: str, content: str) -> str:
+    return f"{layer}~{mechanism}~{slot}~{content[:12]}"
+
+
+def cache_root(palace) -> Path:
+    return Path(f"{palace.path}.indexes")
+
+
+def find(root: Path, name: str) -> Path | None:
+    """The finished folder ``name`` under ``root``, or None."""
+    folder = root / name
+    return folder if (folder / "meta.json").is_file() else None
+
+
+def read_ids(folder: Path) -> list[str]:
+    return json.loads((folder / "ids.json").read_text(encoding="utf-8"))
+
+
+def read_meta(folder: Path) -> dict:
+    return json.loads((folder / "meta.json").read_text(encoding="utf-8"))
+
+
+def publish(root: Path, name: str, ids: list[str], meta: dict, save) -> Path:
+    """Write a new index folder atomically; ``save(tmp_folder)`` writes the index files."""
+    root.mkdir(parents=True, exist_ok=True)
+    tmp = root / f".tmp-{name}-{uuid.uuid4().hex[:8]}"
+    tmp.mkdir()
+    try:
+        save(tmp)
+        (tmp / "ids.json").write_text(json.dumps(ids), encoding="utf-8")
+        (tmp / "meta.json").write_text(json.dumps(meta, indent=1), encoding="utf-8")
+        final = root / name
+        if final.exists():  # another process finished the same build first: keep theirs
+            shutil.rmtree(tmp, ignore_errors=True)
+        else:
+            os.replace(tmp, final)
+    except BaseException:
+        shutil.rmtree(tmp, ignore_errors=True)
+        raise
+    prune(root, name)
+    return root / name
+
+
+def prune(root: Path, keep: str) -> list[str]:
+    """Delete the other folders of ``keep``'s slot (older contents); returns their names."""
+    prefix = keep.rsplit("~", 1)[0] + "~"
+    removed = []
+    for folder in root.iterdir():
+        if folder.name.startswith(prefix) and folder.name != keep and folder.is_dir():
+            shutil.rmtree(folder, ignore_errors=True)
+            removed.append(folder.name)
+    return removed

@@ -1,0 +1,110 @@
+"""Approximate vector search with an HNSW graph (usearch; Malkov & Yashunin 2018).
+
+Keys are row numbers 0..n-1 of the layer. The metric is cosine *distance*, d = 1 − cos(q, x);
+scores leave this module as similarity ``1 − d`` so they fuse like exact search's cosines.
+Build parameters are keyword-only with usearch's own defaults: ``connectivity=16`` (edges per
+node), ``expansion_add=128`` (candidate list while inserting), ``expansion_search=64``
+(candidate list while searching; raised to the requested ``k`` when ``k`` is larger).
+Recall depends on the data: :func:`recall_at_k` measures it against exact search.
+
+Filtered search: usearch's Python API takes no predicate, so a filtered query asks the graph for
+enough candidates to expect ``k`` allowed ones and, if fewer survive, falls back to exact
+search over the allowed rows (never returns fewer hits than exist).
+"""
+
+from __future__ import annotations
+
+from dataclasses import asdict, dataclass
+from pathlib import Path
+
+import numpy as np
+
+from palace_lab.index.exact import ExactIndex, top_k
+
+
+@dataclass(frozen=True)
+class HNSWParams:
+    connectivity: int = 16
+    expansion_add: int = 128
+    expansion_search: int = 64
+
+    def to_dict(self) -> dict:
+        return asdict(self)
+
+
+class HNSWIndex:
+    """A usearch ``Index`` over unit vectors, plus the vectors for filtered fall-back."""
+
+    def __init__(self, index, vectors: np.ndarray, params: HNSWParams):
+        self.index = index
+        self.vectors = vectors
+        self.params = params
+        self.size = vectors.shape[0]
+
+    @classmethod
+    def build(cls, vectors: np.ndarray, *, connectivity: int = 16, expansion_add: int = 128,
+              expansion_search: int = 64) -> "HNSWIndex":
+        from usearch.index import Index
+
+        params = HNSWParams(connectivity, expansion_add, expansion_search)
+        vectors = np.ascontiguousarray(vectors, dtype=np.float32)
+        index = Index(ndim=max(vectors.shape[1], 1), metric="cos", dtype="f32",
+                      connectivity=connectivity, expansion_add=expansion_add,
+                      expansion_search=expansion_search)
+        if len(vectors):
+            index.add(np.arange(len(vectors), dtype=np.uint64), vectors)
+        return cls(index, vectors, params)
+
+    def search(self, query: np.ndarray, k: int, allowed: np.ndarray | None = None):
+        """``(rows, similarities)`` of about the ``k`` nearest rows, best first."""
+        k = min(k, self.size)
+        if k <= 0:
+            return np.zeros(0, dtype=np.int64), np.zeros(0, dtype=np.float32)
+        if allowed is None:
+            return self._graph(query, k)
+        return self._filtered(query, k, allowed)
+
+    def _graph(self, query: np.ndarray, count: int):
+        self.index.expansion_search = max(self.params.expansion_search, count)
+        matches = self.index.search(np.asarray(query, dtype=np.float32), count)
+        rows = np.asarray(matches.keys, dtype=np.int64)
+        return rows, (1.0 - np.asarray(matches.distances, dtype=np.float32))
+
+    def _filtered(self, query: np.ndarray, k: int, allowed: np.ndarray):
+        n_allowed = int(allowed.sum())
+        want = min(k, n_allowed)
+        if want == 0:
+            return np.zeros(0, dtype=np.int64), np.zeros(0, dtype=np.float32)
+        count = min(self.size, 2 * k * self.size // n_allowed + k)
+        rows, sims = self._graph(query, count)
+        keep = allowed[rows]
+        if keep.sum() >= want:
+            return rows[keep][:k], sims[keep][:k]
+        return ExactIndex(self.vectors).search(query, k, allowed)
+
+    def save(self, folder: Path) -> None:
+        self.index.save(str(folder / "hnsw.usearch"))
+        np.save(folder / "vectors.npy", self.vectors, allow_pickle=False)
+
+    @classmethod
+    def load(cls, folder: Path, params: HNSWParams) -> "HNSWIndex":
+        from usearch.index import Index
+
+        vectors = np.load(folder / "vectors.npy", allow_pickle=False)
+        index = Index.restore(str(folder / "hnsw.usearch"), view=True)
+        if index is None:
+            raise OSError(f"unreadable HNSW index in {folder}")
+        index.expansion_search = params.expansion_search
+        return cls(index, vectors, params)
+
+
+def recall_at_k(approx_rows: list[np.ndarray], exact_rows: list[np.ndarray], k: int = 10) -> float:
+    """Mean over queries of |approx top-k ∩ exact top-k| / |exact top-k| (1.0 when both empty)."""
+    values = []
+    for a, e in zip(approx_rows, exact_rows):
+        truth = set(e[:k].tolist())
+        values.append(len(truth & set(a[:k].tolist())) / len(truth) if truth else 1.0)
+    return float(np.mean(values)) if values else 1.0
+
+
+__all__ = ["HNSWIndex", "HNSWParams", "recall_at_k", "top_k"]

@@ -1,0 +1,201 @@
+"""The set of indexes of one palace: built lazily per (layer, mechanism), cached as files.
+
+``IndexSet.get(layer, mechanism)`` returns a :class:`LayerIndex`: loaded from the cache folder
+when its key matches (see :mod:`palace_lab.index.cache` for how staleness is detected), built
+otherwise (layer texts → embeddings from the palace cache → index → files). Row ``i`` of every
+index is ``LayerIndex.ids[i]``.
+
+While an IndexSet lives (a Streamlit resource, a notebook), it notices writes to the palace
+cheaply (SQLite ``PRAGMA data_version`` for other connections plus ``total_changes`` for its
+own): only then does it recompute the fingerprints, drop indexes whose key changed and, when
+no distiller was named, follow the newest distiller version.
+"""
+
+from __future__ import annotations
+
+import threading
+import time
+from collections.abc import Callable
+from dataclasses import dataclass
+from pathlib import Path
+
+import numpy as np
+
+from palace_lab.embed import Embedder, embed_texts, get_embedder
+from palace_lab.errors import SearchError
+from palace_lab.index import cache as files
+from palace_lab.index.bm25 import BM25Index
+from palace_lab.index.exact import ExactIndex
+from palace_lab.index.hnsw import HNSWIndex, HNSWParams
+from palace_lab.index.mechanisms import MECHANISMS, get_mechanism
+from palace_lab.index.tokenize import Tokenizer, TokenizerSettings
+from palace_lab.layers import get_layer, layer_texts
+from palace_lab.model import content_hash
+
+BuildProgress = Callable[[str, int, int], None]
+
+
+@dataclass
+class LayerIndex:
+    """One built index: ``search(query, k)`` → ``(rows, scores)``; ``ids[row]`` = exchange id."""
+
+    layer: str
+    mechanism: str
+    ids: list[str]
+    index: BM25Index | HNSWIndex | ExactIndex
+    folder: Path | None = None
+    loaded: bool = False
+
+    @property
+    def size(self) -> int:
+        return len(self.ids)
+
+    def search(self, query, k: int, allowed: np.ndarray | None = None):
+        """``query`` is a text for bm25 and a unit vector for hnsw/exact."""
+        return self.index.search(query, k, allowed)
+
+
+class IndexSet:
+    """Indexes of one palace for one distiller version and one embedder."""
+
+    def __init__(self, palace, *, distiller: str | None = None, embedder: str | Embedder = "minilm",
+                 cache: bool = True, root: Path | None = None,
+                 tokenizer: TokenizerSettings | None = None, hnsw: HNSWParams | None = None,
+                 bm25_k1: float = 1.5, bm25_b: float = 0.75,
+                 progress: BuildProgress | None = None):
+        self.palace = palace
+        self.embedder = get_embedder(embedder)
+        self.use_cache = cache
+        self.root = (root or files.cache_root(palace)) if cache else None
+        self.tokenizer = Tokenizer(tokenizer)
+        self.hnsw_params = hnsw or HNSWParams()
+        self.bm25_params = {"k1": bm25_k1, "b": bm25_b}
+        self.progress = progress
+        self._follow_latest = distiller is None
+        self._distiller = distiller
+        self._lock = threading.RLock()
+        self._indexes: dict[tuple[str, str], tuple[str, LayerIndex]] = {}
+        self._vectors: dict[str, tuple[str, np.ndarray]] = {}
+        self._state: tuple | None = None
+        self._content: dict[str, str] = {}
+        self.build_log: list[dict] = []
+        self.refresh()
+
+    # -- palace state ---------------------------------------------------------------------
+
+    @property
+    def distiller(self) -> str | None:
+        self.refresh()
+        return self._distiller
+
+    def refresh(self) -> bool:
+        """Re-read the palace's fingerprints if it was written to; True if it had changed."""
+        conn = self.palace.conn
+        state = (conn.execute("PRAGMA data_version").fetchone()[0], conn.total_changes)
+        if state == self._state:
+            return False
+        with self._lock:
+            if self._follow_latest:
+                self._distiller = self.palace.latest_distiller()
+            self._content = {"": self.palace.fingerprint()}
+            self._state = state
+        return True
+
+    def _content_key(self, layer: str) -> str:
+        spec = get_layer(layer)
+        if not spec.needs_cards:
+            return self._content[""]
+        if self._distiller not in self._content:
+            self._content[self._distiller] = files.cards_fingerprint(self.palace, self._distiller)
+        return content_hash(self._content[""], self._content[self._distiller])
+
+    def _slot(self, layer: str, mechanism: str) -> str:
+        spec, mech = get_layer(layer), get_mechanism(mechanism)
+        parts = {"layer": layer, "layer_version": spec.version, "mechanism": mechanism,
+                 "distiller": self._distiller if spec.needs_cards else None}
+        if mech.needs_vectors:
+            parts["embedder"] = self.embedder.name
+        if mechanism == "bm25":
+            parts.update(tokenizer=self.tokenizer.settings.to_dict(), bm25=self.bm25_params)
+        if mechanism == "hnsw":
+            parts["hnsw"] = self.hnsw_params.to_dict()
+        return files.slot_key(parts)
+
+    def key(self, layer: str, mechanism: str) -> str:
+        """The cache folder name the (layer, mechanism) index has right now."""
+        self.refresh()
+        return files.folder_name(layer, mechanism, self._slot(layer, mechanism),
+                                 self._content_key(layer))
+
+    # -- getting indexes ------------------------------------------------------------------
+
+    def get(self, layer: str, mechanism: str, progress: BuildProgress | None = None) -> LayerIndex:
+        """The index of ``layer`` by ``mechanism``: in memory, from the cache, or built now."""
+        get_layer(layer), get_mechanism(mechanism)
+        with self._lock:
+            key = self.key(layer, mechanism)
+            held = self._indexes.get((layer, mechanism))
+            if held and held[0] == key:
+                return held[1]
+            found = files.find(self.root, key) if self.use_cache else None
+            index = self._load(found, layer, mechanism) if found else \
+                self._build(key, layer, mechanism, progress or self.progress)
+            self._indexes[(layer, mechanism)] = (key, index)
+            return index
+
+    def is_cached(self, layer: str, mechanism: str) -> bool:
+        return bool(self.use_cache and files.find(self.root, self.key(layer, mechanism)))
+
+    def embed_queries(self, texts: list[str]) -> np.ndarray:
+        """Query vectors, computed now (queries are not written to the palace)."""
+        return self.embedder.embed_batch(list(texts))
+
+    def record(self, layer: str, mechanism: str, step: str, start: float, n: int) -> None:
+        self.build_log.append({"layer": layer, "mechanism": mechanism, "step": step,
+                               "seconds": time.perf_counter() - start, "n": n})
+
+    def _load(self, folder: Path, layer: str, mechanism: str) -> LayerIndex:
+        start = time.perf_counter()
+        ids = files.read_ids(folder)
+        index = MECHANISMS[mechanism].load(self, folder, len(ids))
+        self.record(layer, mechanism, "load", start, len(ids))
+        return LayerIndex(layer, mechanism, ids, index, folder, loaded=True)
+
+    def _build(self, key: str, layer: str, mechanism: str, progress) -> LayerIndex:
+        start = time.perf_counter()
+        ids, texts = layer_texts(self.palace, layer, self._distiller)
+        self.record(layer, mechanism, "texts", start, len(ids))
+        index = MECHANISMS[mechanism].build(self, layer, texts, progress)
+        folder = None
+        if self.use_cache:
+            start = time.perf_counter()
+            meta = {"layer": layer, "mechanism": mechanism, "distiller": self._distiller,
+                    "embedder": self.embedder.name, "rows": len(ids), "key": key,
+                    "built_at": time.strftime("%Y-%m-%dT%H:%M:%SZ", time.gmtime())}
+            folder = files.publish(self.root, key, ids, meta, index.save)
+            self.record(layer, mechanism, "save", start, len(ids))
+        self._state = None  # our own embedding writes moved the change counter; re-check once
+        return LayerIndex(layer, mechanism, ids, index, folder, loaded=False)
+
+    # -- helpers the mechanisms call ------------------------------------------------------
+
+    def layer_vectors(self, layer: str, texts: list[str], progress) -> np.ndarray:
+        """Vectors of a layer's texts, shared in memory by hnsw and exact."""
+        content = self._content_key(layer)
+        held = self._vectors.get(layer)
+        if held and held[0] == content and len(held[1]) == len(texts):
+            return held[1]
+        start = time.perf_counter()
+        report = (lambda d, t: progress(f"embedding {layer}", d, t)) if progress else None
+        vectors = embed_texts(self.palace, self.embedder, texts, report)
+        self.record(layer, "embed", "embed", start, len(texts))
+        self._vectors[layer] = (content, vectors)
+        return vectors
+
+
+
+def require_cards(index_set: IndexSet, layer: str) -> None:
+    """Raise a clear error when a distilled layer has no distiller to read cards from."""
+    if get_layer(layer).needs_cards and not index_set.distiller:
+        raise SearchError(f"layer {layer!r} needs distilled cards and this palace has none; "
+                          "run `palace-lab distill --db DB` first")

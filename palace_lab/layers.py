@@ -1,0 +1,100 @@
+"""Layer texts: the text each search layer indexes for one exchange.
+
+- ``verbatim``: the whole exchange as the person and the agent wrote it, tool input and output
+  included (:attr:`Exchange.verbatim`).
+- ``core``: the paper's searchable distilled text, ``exchange_core + "\\n" + specific_context``.
+- ``core+files``: core, then the card's ``files_touched``.
+- ``core+rooms``: core, then each room's label and key.
+- ``all``: all four card fields.
+
+Invariants: a layer's texts come in conversation order (the palace's exchange order), one per
+exchange. Layers that need a distilled card (``needs_cards``) include only exchanges that have
+a card of the chosen distiller version; an exchange without one is absent from those layers
+(never indexed as empty text). A card made from an older text of its exchange (a session that
+grew since) is still used until it is re-distilled. ``version`` is part of every index cache
+key: bump it when a layer's text function changes.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+from dataclasses import dataclass
+
+from palace_lab.errors import SearchError
+from palace_lab.model import DistilledCard, Exchange
+
+TextFn = Callable[[Exchange, DistilledCard | None], str]
+
+
+@dataclass(frozen=True)
+class LayerSpec:
+    """How one layer's text is made from an exchange and (maybe) its card."""
+
+    needs_cards: bool
+    text_fn: TextFn
+    description: str = ""
+    version: int = 1
+
+
+def _verbatim(exchange: Exchange, card: DistilledCard | None) -> str:
+    return exchange.verbatim
+
+
+def _core(exchange: Exchange, card: DistilledCard | None) -> str:
+    return f"{card.exchange_core}\n{card.specific_context}"
+
+
+def _rooms(card: DistilledCard) -> str:
+    return "\n".join(f"{r.room_label} ({r.room_key})" for r in card.room_assignments)
+
+
+def _core_files(exchange: Exchange, card: DistilledCard | None) -> str:
+    return f"{_core(exchange, card)}\n{' '.join(card.files_touched)}".rstrip()
+
+
+def _core_rooms(exchange: Exchange, card: DistilledCard | None) -> str:
+    return f"{_core(exchange, card)}\n{_rooms(card)}".rstrip()
+
+
+def _all(exchange: Exchange, card: DistilledCard | None) -> str:
+    return f"{_core(exchange, card)}\n{_rooms(card)}\n{' '.join(card.files_touched)}".rstrip()
+
+
+LAYERS: dict[str, LayerSpec] = {
+    "verbatim": LayerSpec(False, _verbatim, "the whole exchange, tool input and output included"),
+    "core": LayerSpec(True, _core, "distilled: exchange_core + specific_context (the paper's)"),
+    "core+files": LayerSpec(True, _core_files, "distilled core + files_touched"),
+    "core+rooms": LayerSpec(True, _core_rooms, "distilled core + room labels and keys"),
+    "all": LayerSpec(True, _all, "all four card fields"),
+}
+
+
+def register_layer(name: str, spec: LayerSpec) -> None:
+    """Add a layer (e.g. a tool-call compression); its name becomes valid in every mode."""
+    if not name or any(c in name for c in ":,;()=~/ "):
+        raise ValueError(f"layer name {name!r} must not contain any of : , ; ( ) = ~ / or spaces")
+    LAYERS[name] = spec
+
+
+def get_layer(name: str) -> LayerSpec:
+    if name not in LAYERS:
+        raise SearchError(f"unknown layer {name!r}; valid layers: {', '.join(LAYERS)}")
+    return LAYERS[name]
+
+
+def layer_texts(palace, layer: str, distiller: str | None) -> tuple[list[str], list[str]]:
+    """``(exchange_ids, texts)`` of one layer, in conversation order.
+
+    Distilled layers skip exchanges without a card of ``distiller`` and need a distiller
+    version (raises :class:`SearchError` when there is none).
+    """
+    spec = get_layer(layer)
+    exchanges = palace.exchanges()
+    if not spec.needs_cards:
+        return [e.exchange_id for e in exchanges], [spec.text_fn(e, None) for e in exchanges]
+    if not distiller:
+        raise SearchError(f"layer {layer!r} needs distilled cards and this palace has none; "
+                          "run `palace-lab distill --db DB` first")
+    cards = palace.card_map(distiller)
+    kept = [(e, cards[e.exchange_id]) for e in exchanges if e.exchange_id in cards]
+    return [e.exchange_id for e, _ in kept], [spec.text_fn(e, c) for e, c in kept]

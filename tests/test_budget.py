@@ -1,0 +1,56 @@
+"""Token budgets: real encodings offline, both ratio definitions computed by hand."""
+
+from __future__ import annotations
+
+import math
+
+from palace_lab.budget import ExchangeBudget, fits_in_window, load_cost, palace_budget, summarize
+from palace_lab.distill.rules import RulesDistiller
+from palace_lab.distill.run import distill_palace
+from palace_lab.ingest import ingest_paths
+from palace_lab.tokens import count_tokens, get_encoding
+
+
+def test_real_encodings_load_offline():
+    assert count_tokens(["hello world"], "cl100k_base") == [2]
+    assert count_tokens(["hello world"], "o200k_base") == [2]
+    assert get_encoding("cl100k_base").name == "cl100k_base"
+
+
+def test_special_token_text_is_counted_as_text():
+    assert count_tokens(["<|endoftext|>"])[0] > 1
+
+
+def rows():
+    return [ExchangeBudget("a", "p", None, verbatim=400, dialogue=100, core=40, card=60),
+            ExchangeBudget("b", "p", None, verbatim=100, dialogue=50, core=20, card=30),
+            ExchangeBudget("c", "q", None, verbatim=300, dialogue=90, core=None, card=None)]
+
+
+def test_both_ratio_definitions_by_hand():
+    s = summarize(rows())
+    c = s.compression["verbatim_over_core"]
+    assert c["ratio_of_totals"] == round((400 + 100) / (40 + 20), 2)  # 8.33
+    assert c["mean_of_ratios"] == round((400 / 40 + 100 / 20) / 2, 2)  # 7.5
+    assert c["pairs"] == 2
+    assert s.layers["verbatim"] == {"total": 800, "mean": 266.7, "median": 300, "exchanges": 3}
+    assert s.layers["core"]["exchanges"] == 2
+    assert s.per_1000["core"] == 30_000
+
+
+def test_window_and_cost():
+    s = summarize(rows())
+    assert fits_in_window(s, 200_000)["core"] == 200_000 // 30
+    assert load_cost(s, {"m": 2.0})["m"]["verbatim"] == round(800 * 2 / 1e6, 4)
+
+
+def test_palace_budget_on_real_exports(palace, real_exports):
+    ingest_paths(palace, [real_exports])
+    distill_palace(palace, RulesDistiller())
+    summary, per_exchange = palace_budget(palace)
+    d = summary.to_dict()
+    assert d["tokenizer"] == "cl100k_base" and d["distiller"] == "rules:v1"
+    assert d["exchanges"] == len(per_exchange) == 14
+    assert d["layers"]["core"]["mean"] <= 40
+    assert d["compression"]["verbatim_over_core"]["ratio_of_totals"] >= 10
+    assert not math.isnan(d["compression"]["verbatim_over_core"]["mean_of_ratios"])

@@ -1,0 +1,87 @@
+"""The command-line contract: JSON on stdout only, one-line errors, no traceback."""
+
+from __future__ import annotations
+
+import json
+import subprocess
+import sys
+from pathlib import Path
+
+import pytest
+
+from palace_lab.cli import build_parser, main
+
+ROOT = Path(__file__).resolve().parents[1]
+
+
+def run(args, capsys):
+    code = main(args)
+    out, err = capsys.readouterr()
+    assert "Traceback" not in out + err
+    return code, out, err
+
+
+def test_ingest_json_summary(real_exports, tmp_path, capsys):
+    db = tmp_path / "x.db"
+    code, out, _ = run(["ingest", str(real_exports), "--db", str(db), "--json"], capsys)
+    assert code == 0
+    doc = json.loads(out)
+    assert doc["totals"]["exchanges"] == 14
+    assert doc["formats"]["codex"]["exchanges"] == 2
+    code, out, _ = run(["ingest", str(real_exports), "--db", str(db), "--json"], capsys)
+    assert json.loads(out)["totals"]["new_exchanges"] == 0
+
+
+def test_exchanges_cards_budget_verify(real_exports, tmp_path, capsys):
+    db = str(tmp_path / "x.db")
+    run(["ingest", str(real_exports / "codex"), "--db", db], capsys)
+    code, out, _ = run(["exchanges", "--db", db, "--json"], capsys)
+    rows = json.loads(out)
+    assert [sorted(r) for r in rows][0] == sorted(
+        ["exchange_id", "conversation_id", "ply_start", "ply_end", "preview", "files_touched",
+         "project", "timestamp"])
+    assert rows[0]["preview"] == "show tools"
+    code, out, _ = run(["distill", "--db", db, "--json"], capsys)
+    assert json.loads(out)["made"] == 2
+    code, out, _ = run(["cards", "--db", db, "--json"], capsys)
+    card = json.loads(out)[0]
+    assert set(card) >= {"exchange_id", "distiller", "exchange_core", "specific_context",
+                         "room_assignments", "files_touched"}
+    code, out, _ = run(["budget", "--db", db, "--json"], capsys)
+    budget = json.loads(out)
+    assert budget["exchanges"] == 2 and budget["tokenizer"] == "cl100k_base"
+    assert "ratio_of_totals" in budget["compression"]["definitions"]
+    code, out, _ = run(["verify", "--db", db, "--json"], capsys)
+    assert json.loads(out)["ok"] is True
+
+
+def test_errors_are_one_line(tmp_path, capsys):
+    code, out, err = run(["exchanges", "--db", str(tmp_path / "none.db")], capsys)
+    assert code == 1 and out == "" and err.count("\n") == 1
+    code, out, err = run(["distill", "--db", str(tmp_path / "none.db"), "--distiller", "nope"], capsys)
+    assert code == 1 and "valid distillers:" in err
+
+
+def test_bad_option_is_one_line(capsys):
+    with pytest.raises(SystemExit) as exc:
+        main(["ingest", "--format", "bogus", "x"])
+    assert exc.value.code == 1
+    _, err = capsys.readouterr()
+    assert err.count("\n") == 1 and "invalid choice" in err
+
+
+def test_console_script_help_is_light():
+    """--help must not pull torch, streamlit or the anthropic SDK."""
+    code = ("import sys; from palace_lab.cli import build_parser; build_parser();"
+            "heavy=[m for m in ('torch','streamlit','anthropic','sentence_transformers') if m in sys.modules];"
+            "print(','.join(heavy))")
+    out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True)
+    assert out.stdout.strip() == ""
+
+
+def test_every_command_is_documented_in_readme():
+    readme = (ROOT / "README.md").read_text()
+    parser = build_parser()
+    commands = parser._subparsers._group_actions[0].choices  # noqa: SLF001 - argparse has no API
+    for name in commands:
+        assert f"palace-lab {name}" in readme, f"README does not document `palace-lab {name}`"

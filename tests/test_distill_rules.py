@@ -1,0 +1,122 @@
+"""The rules distiller on hand-written exchanges: exact cards, and the invariants on real data."""
+
+from __future__ import annotations
+
+import time
+
+import pytest
+
+from palace_lab.distill.base import CorpusStats, get_distiller
+from palace_lab.distill.rules import RulesDistiller, best_window, context_candidates, split_messages
+from palace_lab.distill.run import distill_palace
+from palace_lab.distill.terms import corpus_stats
+from palace_lab.ingest import ingest_paths
+from palace_lab.model import ROOM_TYPES, Exchange
+
+
+def exchange(eid, request, *rest):
+    parts = [f"[user] {request}", *rest]
+    verbatim = "\n\n".join(parts)
+    from palace_lab.files import files_touched
+
+    return Exchange(eid, "conv", 0, len(parts) - 1, request, verbatim,
+                    "\n\n".join(p for p in parts if p.startswith(("[user]", "[assistant]"))),
+                    files_touched(verbatim))
+
+
+POOL = exchange(
+    "x1", "The API times out under load, can you look at the connection pool?",
+    "[tool call Bash] {\"command\": \"pytest tests/load/test_transfers.py\"}",
+    "[tool result] E   sqlalchemy.exc.TimeoutError: QueuePool limit of size 5 overflow 10 reached, connection timed out, timeout 30.00",
+    "[assistant] Root cause: the pool was sized for a single worker. I raised pool_size=20 in src/ledger/db/pool.py and set pool_timeout=10 so requests fail fast.",
+)
+ROUNDING = exchange(
+    "x2", "currency conversion gives 10.005 instead of 10.00 for EUR, fix the rounding",
+    "[assistant] Switched convert() in src/ledger/fx.py to Decimal.quantize with ROUND_HALF_EVEN (banker's rounding).",
+)
+CHAT = exchange("x3", "what do you think about naming?", "[assistant] Names should say what things are.")
+CORPUS = [POOL, ROUNDING, CHAT, exchange("x4", "the connection pool again", "[assistant] ok"),
+          exchange("x5", "rounding in invoices", "[assistant] fine")]
+
+
+@pytest.fixture
+def stats() -> CorpusStats:
+    return corpus_stats(e.verbatim for e in CORPUS)
+
+
+def test_pool_exchange_card(stats):
+    card = RulesDistiller().card(POOL, stats)
+    assert card.exchange_core == (
+        "API times out under load, can you look at the connection — raised pool_size=20 in "
+        "src/ledger/db/pool.py and set pool_timeout=10.")
+    assert card.specific_context == "sqlalchemy.exc.TimeoutError: QueuePool limit of size 5"
+    assert [(r.room_type, r.room_key) for r in card.room_assignments] == [
+        ("file", "tests/load/test_transfers.py"), ("concept", "connection_pool"),
+        ("workflow", "debugging")]
+    assert card.files_touched == ("tests/load/test_transfers.py", "src/ledger/db/pool.py")
+
+
+def test_rounding_exchange_card(stats):
+    card = RulesDistiller().card(ROUNDING, stats)
+    assert card.exchange_core == (
+        "currency conversion gives 10.005 instead of 10.00 for EUR — Switched convert() in "
+        "src/ledger/fx.py to Decimal.quantize.")
+    assert card.specific_context == "src/ledger/fx.py"
+    assert card.room_assignments[0].room_key == "src/ledger/fx.py"
+
+
+def test_exchange_without_details_falls_back_to_request_words(stats):
+    card = RulesDistiller().card(CHAT, stats)
+    assert card.exchange_core == "what do you think about naming? — Names should say what things are."
+    assert card.specific_context == "what do you think about naming?"
+    assert [r.room_key for r in card.room_assignments] == ["design"] or \
+        card.room_assignments[-1].room_type == "workflow"
+
+
+def test_context_priority_error_before_path_before_param(stats):
+    said = "\n".join(t for lbl, t in split_messages(POOL.verbatim) if lbl in ("user", "assistant"))
+    prios = sorted({p for p, _, _ in context_candidates(POOL, said)})
+    assert prios == [0, 1, 2, 4]
+
+
+def test_best_window_keeps_the_weighty_words():
+    w = {"queuepool": 5.0, "limit": 2.0}
+    assert best_window("so we then saw the QueuePool limit reached again today", w, 20) == \
+        "QueuePool limit"
+
+
+def test_registry_and_version():
+    d = get_distiller("rules")
+    assert isinstance(d, RulesDistiller) and d.version == "rules:v1"
+    assert RulesDistiller(core_chars=90).version == "rules:v1:core90:ctx60"
+
+
+def test_distill_is_incremental_and_resumable(palace, real_exports):
+    ingest_paths(palace, [real_exports / "claude_code"])
+    stops = iter([False, True])
+    first = distill_palace(palace, RulesDistiller(), batch_size=3, should_stop=lambda: next(stops, True))
+    assert first.made == 3 and first.stopped == "stopped by request"
+    second = distill_palace(palace, RulesDistiller())
+    assert second.made == len(palace.exchanges()) - 3 and second.cached == 3
+    third = distill_palace(palace, RulesDistiller())
+    assert third.made == 0 and third.cached == len(palace.exchanges())
+    assert palace.count("cards") == len(palace.exchanges())
+
+
+def test_invariants_on_real_exports(palace, real_exports):
+    ingest_paths(palace, [real_exports])
+    distill_palace(palace, RulesDistiller())
+    exchanges = {e.exchange_id: e for e in palace.exchanges()}
+    for card in palace.cards("rules:v1"):
+        assert card.specific_context in exchanges[card.exchange_id].verbatim
+        assert 1 <= len(card.room_assignments) <= 3
+        assert all(r.room_type in ROOM_TYPES and 0 <= r.relevance <= 1 for r in card.room_assignments)
+        assert card.files_touched == exchanges[card.exchange_id].files_touched
+
+
+def test_speed_is_well_above_200_per_second(stats):
+    exchanges = [exchange(f"s{i}", f"fix bug {i} in src/mod{i}.py please", POOL.verbatim) for i in range(300)]
+    start = time.perf_counter()
+    RulesDistiller().distill_batch(exchanges, stats=stats)
+    # A generous floor: the benchmark measures the real figure; this only catches a collapse.
+    assert 300 / (time.perf_counter() - start) > 100

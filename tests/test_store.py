@@ -1,0 +1,91 @@
+"""The palace file: migrations, atomic writes, content hashes, verify."""
+
+from __future__ import annotations
+
+import sqlite3
+
+import pytest
+
+from palace_lab.errors import StoreError
+from palace_lab.model import Conversation, Message
+from palace_lab.segment import segment
+from palace_lab.store import Palace
+from palace_lab.store.migrations import MIGRATIONS
+
+
+def conv(texts, cid="c1"):
+    msgs = tuple(Message(cid, i, role, text, f"k{i}", is_request=role == "user")
+                 for i, (role, text) in enumerate(texts))
+    return Conversation(cid, "palace-jsonl", msgs, project="p")
+
+
+def store(palace, c):
+    with palace.transaction() as tx:
+        return palace.store_conversation(tx, c, segment(c))
+
+
+def test_schema_version_and_wal(palace):
+    assert palace.conn.execute("PRAGMA user_version").fetchone()[0] == len(MIGRATIONS)
+    assert palace.conn.execute("PRAGMA journal_mode").fetchone()[0] == "wal"
+
+
+def test_newer_schema_is_refused(tmp_path):
+    path = tmp_path / "future.db"
+    sqlite3.connect(path).execute(f"PRAGMA user_version = {len(MIGRATIONS) + 1}")
+    with pytest.raises(StoreError, match="newer than this palace_lab"):
+        Palace.open(path)
+
+
+def test_not_a_palace_file(tmp_path):
+    path = tmp_path / "junk.db"
+    path.write_bytes(b"this is not sqlite" * 100)
+    with pytest.raises(StoreError, match="not a palace file"):
+        Palace.open(path)
+
+
+def test_same_conversation_twice_is_a_noop(palace):
+    c = conv([("user", "hi"), ("assistant", "hello")])
+    assert store(palace, c) == (2, 1)
+    assert store(palace, c) == (0, 0)
+
+
+def test_grown_conversation_adds_only_what_is_new(palace):
+    store(palace, conv([("user", "hi"), ("assistant", "hello")]))
+    added = store(palace, conv([("user", "hi"), ("assistant", "hello"), ("user", "more"), ("assistant", "ok")]))
+    assert added == (2, 1)
+    assert [e.ply_start for e in palace.exchanges()] == [0, 2]
+
+
+def test_transaction_rolls_back_on_error(palace):
+    with pytest.raises(RuntimeError):
+        with palace.transaction() as tx:
+            palace.store_conversation(tx, conv([("user", "x")]), segment(conv([("user", "x")])))
+            raise RuntimeError("boom")
+    assert palace.count("messages") == 0 and palace.count("conversations") == 0
+
+
+def test_verify_finds_a_tampered_row(palace):
+    store(palace, conv([("user", "the pool timeout"), ("assistant", "fixed")]))
+    assert palace.verify().ok
+    palace.conn.execute("UPDATE messages SET text='edited' WHERE position=0")
+    palace.conn.execute("UPDATE exchanges SET verbatim='edited'")
+    report = palace.verify()
+    assert not report.ok
+    assert report.mismatches == ["message c1#0", f"exchange {palace.exchanges()[0].exchange_id}"]
+
+
+def test_kv_roundtrip(palace):
+    palace.kv_set("a", "1")
+    assert palace.kv_get("a") == "1"
+    palace.kv_set("a", None)
+    assert palace.kv_get("a") is None
+
+
+def test_missing_palace_without_create(tmp_path):
+    with pytest.raises(StoreError, match="no palace at"):
+        Palace.open(tmp_path / "nope.db", create=False)
+
+
+def test_count_refuses_unknown_tables(palace):
+    with pytest.raises(ValueError):
+        palace.count("sqlite_master; drop table x")
