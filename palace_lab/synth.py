@@ -30,6 +30,7 @@ import argparse
 import json
 import math
 import random
+import re
 import uuid
 from collections import Counter
 from collections.abc import Callable
@@ -877,6 +878,7 @@ def build_queries(rng: random.Random, made: list[_Made], n: int) -> tuple[list[d
     return rows, qrels
 
 
+_MINTED = re.compile(r"\d{4}")
 _NEEDS = {"exact_term": "ident", "file_path": "path", "conceptual": "paraphrase",
           "error": "error", "mixed": "num"}
 
@@ -901,8 +903,9 @@ def _query_text(rng: random.Random, m: _Made, qtype: str) -> str:
         return rng.choice((f["path"], f"changes to {base}", f"{f['path']} {subject}"))
     if qtype == "error":
         words = f["error"].split(": ", 1)[-1].split()
-        cut = rng.randint(min(4, len(words)), len(words))
-        return " ".join(words[:cut])
+        # keep the minted number (4+ digits), which makes the error this exchange's own
+        at = next((i for i, w in enumerate(words) if _MINTED.search(w)), len(words) - 1)
+        return " ".join(words[:rng.randint(max(at + 1, min(4, len(words))), len(words))])
     if qtype == "conceptual":
         return rng.choice((f"how did we deal with {f['paraphrase']} for the {subject} {aspect}",
                            f"{f['paraphrase']} in {subject} {aspect} code",

@@ -41,6 +41,7 @@ class LayerIndex:
 
     layer: str
     mechanism: str
+    key: str
     ids: list[str]
     index: BM25Index | HNSWIndex | ExactIndex
     folder: Path | None = None
@@ -101,6 +102,11 @@ class IndexSet:
             self._state = state
         return True
 
+    def content_key(self, layer: str) -> str:
+        """What ``layer``'s texts are made from right now (palace and cards fingerprints)."""
+        self.refresh()
+        return self._content_key(layer)
+
     def _content_key(self, layer: str) -> str:
         spec = get_layer(layer)
         if not spec.needs_cards:
@@ -159,7 +165,7 @@ class IndexSet:
         ids = files.read_ids(folder)
         index = MECHANISMS[mechanism].load(self, folder, len(ids))
         self.record(layer, mechanism, "load", start, len(ids))
-        return LayerIndex(layer, mechanism, ids, index, folder, loaded=True)
+        return LayerIndex(layer, mechanism, folder.name, ids, index, folder, loaded=True)
 
     def _build(self, key: str, layer: str, mechanism: str, progress) -> LayerIndex:
         start = time.perf_counter()
@@ -175,7 +181,7 @@ class IndexSet:
             folder = files.publish(self.root, key, ids, meta, index.save)
             self.record(layer, mechanism, "save", start, len(ids))
         self._state = None  # our own embedding writes moved the change counter; re-check once
-        return LayerIndex(layer, mechanism, ids, index, folder, loaded=False)
+        return LayerIndex(layer, mechanism, key, ids, index, folder, loaded=False)
 
     # -- helpers the mechanisms call ------------------------------------------------------
 

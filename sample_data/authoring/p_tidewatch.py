@@ -3426,3 +3426,273 @@ it('counts down to the next attempt and offers a retry', () => {
 The e2e screenshot baselines that include the banner haven't been regenerated; run `pnpm --filter @tidewatch/web e2e:visual --update-snapshots` when you have the 4 minutes."""),
     ],
 })
+
+# ---------------------------------------------------------------------------------------------
+# 2026-10-26 Claude Code: DST bug in history buckets, stale wall-display bundles, vitest projects,
+# byte units
+# ---------------------------------------------------------------------------------------------
+
+SESSIONS.append({
+    "session_id": "2c8f5a93-1d7e-4b60-a4f9-7e3b0d6c2a15",
+    "start": "2026-10-26T08:30:00Z",
+    "title": "clock change and stale displays",
+    "turns": [
+        U("""after the clock change yesterday the 24h chart looks wrong around 2-3am. there are two "02:00" ticks (fine, I guess that's technically correct?) but the cpu line is a dead straight diagonal for a whole hour, and the hour before looks weirdly smoothed. it's in the history part of the chart (loaded from /api/history), the live part is fine""", "tw-tz-dst"),
+        A("Two ticks labelled 02:00 are expected: on 2026-10-25 Berlin went from 03:00 CEST back to 02:00 CET, so 02:00-02:59 happened twice (the codex session in September even added a test for the repeated 02:30). The straight line is not expected. Since it's only in history, let me look at how the relay aggregates."),
+        read(f"{ROOT}/apps/relay/src/history/aggregate.ts", """     1→import { format, parse } from 'date-fns';
+     2→import type { MetricPoint } from '@tidewatch/shared';
+     3→
+     4→/** Average raw samples into one point per minute. */
+     5→export function perMinute(points: MetricPoint[]): MetricPoint[] {
+     6→  const buckets = new Map<string, { sum: number; n: number }>();
+     7→  for (const p of points) {
+     8→    if (p.value === null) continue;
+     9→    const key = format(p.ts, 'yyyy-MM-dd HH:mm');
+    10→    const b = buckets.get(key) ?? { sum: 0, n: 0 };
+    11→    b.sum += p.value;
+    12→    b.n += 1;
+    13→    buckets.set(key, b);
+    14→  }
+    15→  return [...buckets].map(([key, b]) => ({
+    16→    ts: parse(key, 'yyyy-MM-dd HH:mm', new Date()).getTime(),
+    17→    value: b.sum / b.n,
+    18→  }));
+    19→}
+    20→"""),
+        grep("TZ", """deploy/compose.prod.yml:14:      - TZ=Europe/Berlin""", path=f"{ROOT}/deploy"),
+        A("""There it is. `perMinute` buckets by a **local wall-clock string** (`date-fns` `format` uses the process time zone, and the prod container runs with `TZ=Europe/Berlin`):
+
+- During the repeated hour, 02:17 CEST (00:17Z) and 02:17 CET (01:17Z) produce the same key `2026-10-25 02:17`, so both hours are averaged into one bucket → the "weirdly smoothed" hour.
+- `parse()` turns each key back into the *first* occurrence (CEST), so there are no points at all for 01:00Z-01:59Z, and Recharts draws a straight line across the missing hour (no `null` points, so it's not rendered as a gap).
+
+The UI side is already right — data is UTC ms and only labels are local. The relay should never involve local time. Fix: bucket by epoch minute. And I'll make the repeated tick labels distinguishable."""),
+        edit(f"{ROOT}/apps/relay/src/history/aggregate.ts", """import { format, parse } from 'date-fns';
+import type { MetricPoint } from '@tidewatch/shared';
+
+/** Average raw samples into one point per minute. */
+export function perMinute(points: MetricPoint[]): MetricPoint[] {
+  const buckets = new Map<string, { sum: number; n: number }>();
+  for (const p of points) {
+    if (p.value === null) continue;
+    const key = format(p.ts, 'yyyy-MM-dd HH:mm');""", """import type { MetricPoint } from '@tidewatch/shared';
+
+const MINUTE = 60_000;
+
+/**
+ * Average raw samples into one point per minute. Buckets are epoch minutes (UTC): local
+ * wall-clock keys collide when DST ends and the same local hour happens twice.
+ */
+export function perMinute(points: MetricPoint[]): MetricPoint[] {
+  const buckets = new Map<number, { sum: number; n: number }>();
+  for (const p of points) {
+    if (p.value === null) continue;
+    const key = Math.floor(p.ts / MINUTE) * MINUTE;"""),
+        edit(f"{ROOT}/apps/relay/src/history/aggregate.ts", """  return [...buckets].map(([key, b]) => ({
+    ts: parse(key, 'yyyy-MM-dd HH:mm', new Date()).getTime(),
+    value: b.sum / b.n,
+  }));""", """  return [...buckets]
+    .sort((a, b) => a[0] - b[0])
+    .map(([ts, b]) => ({ ts, value: b.sum / b.n }));"""),
+        write(f"{ROOT}/apps/relay/src/history/aggregate.test.ts", """import { describe, expect, it } from 'vitest';
+import { perMinute } from './aggregate';
+
+describe('perMinute', () => {
+  it('keeps both 02:xx hours apart on the night DST ends (Europe/Berlin, 2026-10-25)', () => {
+    process.env.TZ = 'Europe/Berlin'; // the zone that broke it; the result must not depend on it
+    const cest = Date.UTC(2026, 9, 25, 0, 17); // 02:17 CEST
+    const cet = Date.UTC(2026, 9, 25, 1, 17); // 02:17 CET
+    const out = perMinute([
+      { ts: cest, value: 10 },
+      { ts: cet, value: 50 },
+    ]);
+    expect(out).toEqual([
+      { ts: cest, value: 10 },
+      { ts: cet, value: 50 },
+    ]);
+  });
+});
+"""),
+        edit(f"{ROOT}/apps/web/src/lib/timeTicks.ts", """/** "Fri 25" at local midnight, "HH:mm" otherwise. */
+export function formatAxisTick(ts: number, timeZone: string): string {
+  const hm = formatInTimeZone(ts, timeZone, 'HH:mm');
+  return hm === '00:00' ? formatInTimeZone(ts, timeZone, 'EEE d') : hm;
+}""", """/** "Fri 25" at local midnight, "HH:mm" otherwise. */
+export function formatAxisTick(ts: number, timeZone: string): string {
+  const hm = formatInTimeZone(ts, timeZone, 'HH:mm');
+  return hm === '00:00' ? formatInTimeZone(ts, timeZone, 'EEE d') : hm;
+}
+
+/**
+ * Label all ticks; where the same label occurs twice (the repeated hour when DST ends), add
+ * the UTC offset so the two can be told apart: "02:00 GMT+2", "02:00 GMT+1".
+ */
+export function axisLabels(ticks: number[], timeZone: string): Map<number, string> {
+  const plain = ticks.map((t) => formatAxisTick(t, timeZone));
+  const dup = new Set(plain.filter((l, i) => plain.indexOf(l) !== i));
+  return new Map(ticks.map((t, i) => [t, dup.has(plain[i]) ? `${plain[i]} ${formatInTimeZone(t, timeZone, 'zzz')}` : plain[i]]));
+}"""),
+        edit(f"{ROOT}/apps/web/src/components/SeriesChart.tsx", """          tickFormatter={(ts: number) => formatAxisTick(ts, timeZone)}""", """          tickFormatter={(ts: number) => labels.get(ts) ?? formatAxisTick(ts, timeZone)}"""),
+        edit(f"{ROOT}/deploy/compose.prod.yml", """      - TZ=Europe/Berlin
+""", ""),
+        bash("pnpm -r exec tsc --noEmit && pnpm -r test 2>&1 | grep -E 'Tests |FAIL|aggregate'",
+             "Typecheck and run all unit tests",
+             """ ✓ src/history/aggregate.test.ts (1 test) 5ms
+      Tests  23 passed (23)
+      Tests  26 passed (26)"""),
+        A("""Fixed the history hour and made the repeated ticks readable.
+
+**Cause:** `apps/relay/src/history/aggregate.ts` bucketed samples per minute by a *local* time string (`format(p.ts, 'yyyy-MM-dd HH:mm')`), and the prod container had `TZ=Europe/Berlin`. When DST ended on 2026-10-25, 02:00-02:59 CEST and 02:00-02:59 CET produced identical keys: both hours were averaged together and parsed back to the CEST instant, leaving 01:00Z-01:59Z empty — hence the straight line across one hour and the smoothed hour before it.
+
+**Changes:**
+- `aggregate.ts`: buckets by epoch minute (`Math.floor(ts / 60000) * 60000`), sorted by ts; no date-fns on the relay at all.
+- `aggregate.test.ts`: 02:17 CEST and 02:17 CET stay two points even with `TZ=Europe/Berlin`.
+- `deploy/compose.prod.yml`: removed `TZ=Europe/Berlin`; the relay has no reason to know a local zone.
+- `apps/web/src/lib/timeTicks.ts`: `axisLabels()` adds the offset to duplicate labels, so that night shows `02:00 GMT+2` and `02:00 GMT+1`; `SeriesChart.tsx` uses it.
+
+History already served for yesterday is recomputed on request (nothing cached), so reloading the chart should show the correct hour now."""),
+        W(50),
+        U("""the lobby wall display is still running JS from ~3 weeks ago (it never reloads, chrome kiosk mode). since the ticket change it connects with ?token= and just gets 4401 forever. I fixed it by hand, but this will keep happening with every protocol change. can the app notice it's outdated and reload itself?""", "tw-shared-version"),
+        grep("relay:|hello\\(", """apps/relay/src/ws/hello.ts:6:export function hello(): HelloFrame {
+apps/relay/src/ws/hello.ts:7:  return { type: 'hello', relay: pkg.version, series: seriesMeta() };""", path=f"{ROOT}/apps/relay/src"),
+        A("""The hello frame only carries the relay's package version. Plan:
+
+- `packages/shared/src/constants.ts`: `PROTOCOL_VERSION`, bumped whenever a change breaks older clients (the ticket auth was one; the `status` frame wasn't).
+- `hello` gains `protocol` and `build` (the git sha baked into both the relay and the web bundle at build time).
+- Client on `hello`: different `protocol` → show "Updating…" and `location.reload()` after a short random delay (0-30 s, so ten displays don't all reload in the same second). Same protocol but different `build` → just a small "new version available" hint, no forced reload in the middle of someone's session.
+- `index.html` served with `Cache-Control: no-cache` so a reload actually fetches the new bundle (hashed assets stay immutable).
+
+This only helps from this version on: the lobby display needs one last manual reload to get the code that does the reloading. And a client that fails auth never gets as far as `hello`, so this alone doesn't cover auth changes."""),
+        edit(f"{ROOT}/packages/shared/src/constants.ts", """export const DEFAULT_PORT = 8787;""", """export const DEFAULT_PORT = 8787;
+
+/**
+ * Wire protocol version. Bump on changes older clients can't handle (history: 1 initial,
+ * 2 subscribe/unsubscribe, 3 ticket auth). Clients reload when the relay's differs.
+ */
+export const PROTOCOL_VERSION = 3;"""),
+        edit(f"{ROOT}/packages/shared/src/schema.ts", """export const HelloFrame = z.object({
+  type: z.literal('hello'),
+  relay: z.string(),
+  series: z.array(SeriesMeta),
+});""", """export const HelloFrame = z.object({
+  type: z.literal('hello'),
+  relay: z.string(),
+  /** PROTOCOL_VERSION of the relay; optional so a new client can still read an old relay. */
+  protocol: z.number().int().optional(),
+  /** Build id (git sha) of the relay image; the web bundle carries the same id. */
+  build: z.string().optional(),
+  series: z.array(SeriesMeta),
+});"""),
+        edit(f"{ROOT}/apps/web/src/lib/liveConnection.ts", """        if (!frame.success) return;""", """        if (!frame.success) return;
+        if (frame.data.type === 'hello') checkVersion(frame.data);"""),
+        write(f"{ROOT}/apps/web/src/lib/checkVersion.ts", """import { PROTOCOL_VERSION, type HelloFrame } from '@tidewatch/shared';
+import { useConnectionStore } from '../store/connectionStore';
+
+declare const __BUILD_ID__: string;
+
+/** Reload on a protocol change; only hint at a new build otherwise. */
+export function checkVersion(hello: HelloFrame, reload = () => location.reload()): void {
+  if (hello.protocol !== undefined && hello.protocol !== PROTOCOL_VERSION) {
+    useConnectionStore.setState({ updating: true });
+    // spread reloads so a room full of displays doesn't fetch the bundle in the same second
+    setTimeout(reload, Math.random() * 30_000);
+    return;
+  }
+  if (hello.build && hello.build !== __BUILD_ID__) useConnectionStore.setState({ newBuild: hello.build });
+}
+"""),
+        edit(f"{ROOT}/apps/web/vite.config.ts", """  plugins: [react()],""", """  plugins: [react()],
+  define: { __BUILD_ID__: JSON.stringify(process.env.BUILD_ID ?? 'dev') },"""),
+        edit(f"{ROOT}/apps/relay/src/server.ts", """await app.register(fastifyStatic, { root: publicDir });""", """await app.register(fastifyStatic, {
+  root: publicDir,
+  // hashed assets can be cached forever; index.html must be revalidated so reloads get new code
+  setHeaders: (res, path) =>
+    res.setHeader('Cache-Control', path.endsWith('index.html') ? 'no-cache' : 'public, max-age=31536000, immutable'),
+});"""),
+        edit(f"{ROOT}/Dockerfile", """FROM fetch AS build
+COPY . .""", """FROM fetch AS build
+ARG BUILD_ID=dev
+ENV BUILD_ID=$BUILD_ID
+COPY . ."""),
+        bash("pnpm -r exec tsc --noEmit && pnpm -r test 2>&1 | grep -E 'Tests |FAIL'",
+             "Typecheck and test", """      Tests  23 passed (23)
+      Tests  28 passed (28)"""),
+        A("""From the next deploy on, displays update themselves on protocol changes.
+
+- `packages/shared/src/constants.ts`: `PROTOCOL_VERSION = 3` with a short history in the comment (1 initial, 2 subscribe/unsubscribe, 3 ticket auth).
+- `packages/shared/src/schema.ts`: `HelloFrame` gets optional `protocol` and `build`.
+- `apps/web/src/lib/checkVersion.ts` (called on `hello` in `liveConnection.ts`): protocol differs → "Updating…" and `location.reload()` after a random 0-30 s; only the build differs → sets `newBuild` for a small hint, no forced reload. Two tests added.
+- Build id: `BUILD_ID` build arg in the `Dockerfile`, injected into the bundle as `__BUILD_ID__` via Vite `define`, and reported by the relay in `hello`. Pass `--build-arg BUILD_ID=$(git rev-parse --short HEAD)` in the deploy script.
+- `apps/relay/src/server.ts`: `index.html` served with `Cache-Control: no-cache`, hashed assets `immutable`, so a reload really fetches the new bundle.
+
+Limits: this can't rescue bundles older than this change (they don't have `checkVersion`); the lobby display needed your manual reload once. And a client that fails auth never gets a `hello`, so a future auth change should bump the protocol *and* keep accepting the old way for one release."""),
+        W(20),
+        U("""vitest prints "The workspace file is deprecated and will be removed in the next major. Please, use the `test.projects` field in the root config file instead." on every run. fix pls""", "tw-vitest-projects"),
+        read(f"{ROOT}/vitest.workspace.ts", """     1→export default ['apps/web', 'apps/relay', 'packages/shared'];
+     2→"""),
+        write(f"{ROOT}/vitest.config.ts", """import { defineConfig } from 'vitest/config';
+
+// Each project keeps its own config (apps/web/vite.config.ts, apps/relay/vitest.config.ts).
+export default defineConfig({
+  test: {
+    projects: ['apps/web', 'apps/relay', 'packages/shared'],
+  },
+});
+"""),
+        bash("git rm -q vitest.workspace.ts && pnpm vitest run 2>&1 | grep -E 'deprecated|Test Files|Tests '",
+             "Remove the workspace file and run vitest from the root",
+             """ Test Files  27 passed (27)
+      Tests  54 passed (54)"""),
+        A("""Replaced `vitest.workspace.ts` with a root `vitest.config.ts` using `test.projects: ['apps/web', 'apps/relay', 'packages/shared']` (same list, same per-project configs). The deprecation warning is gone; `pnpm vitest run` from the root runs all 54 tests across the three projects. `pnpm -r test` still works as before."""),
+        W(15),
+        U("""tooltip on the memory charts shows 1073741824 instead of something readable. bytes should be like 1.00 GiB""", "tw-units-format"),
+        read(f"{ROOT}/apps/web/src/lib/formatValue.ts", """     1→import type { Unit } from '@tidewatch/shared';
+     2→
+     3→export function formatValue(v: number, unit: Unit): string {
+     4→  switch (unit) {
+     5→    case 'percent':
+     6→      return `${v.toFixed(1)}%`;
+     7→    case 'ms':
+     8→      return v >= 1000 ? `${(v / 1000).toFixed(2)} s` : `${Math.round(v)} ms`;
+     9→    case 'rps':
+    10→      return `${v.toFixed(1)}/s`;
+    11→    default:
+    12→      return String(v);
+    13→  }
+    14→}
+"""),
+        edit(f"{ROOT}/apps/web/src/lib/formatValue.ts", """    case 'rps':
+      return `${v.toFixed(1)}/s`;""", """    case 'rps':
+      return `${v.toFixed(1)}/s`;
+    case 'bytes':
+      return formatBytes(v);"""),
+        edit(f"{ROOT}/apps/web/src/lib/formatValue.ts", """export function formatValue(v: number, unit: Unit): string {""", """const IEC = ['B', 'KiB', 'MiB', 'GiB', 'TiB', 'PiB'];
+
+/** Binary (IEC) units: memory is reported in powers of 1024. */
+export function formatBytes(v: number): string {
+  if (!Number.isFinite(v)) return '–';
+  let i = 0;
+  let x = Math.abs(v);
+  while (x >= 1024 && i < IEC.length - 1) {
+    x /= 1024;
+    i++;
+  }
+  return `${v < 0 ? '-' : ''}${i === 0 ? x : x.toFixed(2)} ${IEC[i]}`;
+}
+
+export function formatValue(v: number, unit: Unit): string {"""),
+        edit(f"{ROOT}/apps/web/src/components/SeriesChart.tsx", """        <Tooltip labelFormatter={(ts: number) => formatTooltip(ts, timeZone)} />""", """        <Tooltip
+          labelFormatter={(ts: number) => formatTooltip(ts, timeZone)}
+          formatter={(v: number | null) => (v === null ? '–' : formatValue(v, meta.unit))}
+        />"""),
+        bash("pnpm --filter @tidewatch/web exec vitest run src/lib/formatValue.test.ts 2>&1 | tail -3",
+             "Run the formatValue tests (added cases for bytes)",
+             """ ✓ src/lib/formatValue.test.ts (6 tests) 4ms
+ Test Files  1 passed (1)
+      Tests  6 passed (6)"""),
+        A("""Bytes now format in IEC units: `1073741824` → `1.00 GiB`, `512` → `512 B`, `1536` → `1.50 KiB`.
+
+- `apps/web/src/lib/formatValue.ts`: new `formatBytes()` (powers of 1024, B … PiB, two decimals above bytes) and a `bytes` case — that unit used to fall through to `String(v)`.
+- `SeriesChart.tsx`: the `<Tooltip>` now has a `formatter` using `formatValue(v, meta.unit)` (the Y axis already did; the tooltip showed raw values for every unit), and shows `–` for gaps.
+- Three new cases in `formatValue.test.ts`."""),
+    ],
+})

@@ -1,0 +1,55 @@
+"""Load & distill: bring a history in, see what was found, distill it live."""
+
+from pathlib import Path
+
+import streamlit as st
+
+from palace_lab.distill import get_distiller
+from ui.loading import run_distill, run_ingest, save_uploads, show_report
+from ui.state import SAMPLE_DATA, guard, palace
+
+st.title("Load & distill")
+p = palace()
+source = st.radio("Source", ["Bundled sample", "Upload files", "Local folder or file"],
+                  horizontal=True, key="load_source")
+with guard():
+    if source == "Bundled sample":
+        st.caption(f"Three projects over two months, in Claude Code, Codex and ChatGPT formats ({SAMPLE_DATA.name}/).")
+        if st.button("Load the sample", type="primary", key="load_sample"):
+            run_ingest(p, [SAMPLE_DATA])
+    elif source == "Upload files":
+        files = st.file_uploader("Export files (.jsonl, .json, .zip, .md)", accept_multiple_files=True,
+                                 type=["jsonl", "json", "zip", "md"], key="load_files")
+        if files and st.button("Ingest uploads", type="primary", key="load_upload_go"):
+            run_ingest(p, [save_uploads(files)])
+    else:
+        where = st.text_input("Path", placeholder="~/.claude/projects  or  ~/.codex/sessions", key="load_path")
+        if where and st.button("Ingest", type="primary", key="load_path_go"):
+            run_ingest(p, [Path(where).expanduser()])
+    if "load_report" in st.session_state:
+        show_report(st.session_state["load_report"])
+
+st.divider()
+st.subheader("Distill")
+backend = st.radio("Distiller", ["rules", "anthropic"], horizontal=True, key="load_backend",
+                   captions=["offline, deterministic, free", "Claude (opt-in, paid)"])
+with guard():
+    options = {}
+    if backend == "anthropic":
+        options["api_key"] = st.text_input("Anthropic API key (kept for this session only)",
+                                           type="password", key="load_key") or None
+        options["model"] = st.text_input("Model", "claude-haiku-4-5", key="load_model")
+        options["max_cost_usd"] = st.number_input("Hard cost cap (USD)", 0.0, 1000.0, 1.0, key="load_cap")
+    distiller = get_distiller(backend, **options)
+    pending = p.pending_exchanges(distiller.version)
+    estimate = distiller.estimate_cost(pending)
+    st.caption(f"Version **{distiller.version}** · {len(pending):,} pending of {p.count('exchanges'):,} exchanges"
+               + (f" · estimated cost **${estimate:.4f}**" if estimate else ""))
+    confirmed = not estimate or st.checkbox(f"I accept a cost of about ${estimate:.4f}", key="load_confirm")
+    if st.button("Distill", type="primary", disabled=not pending or not confirmed, key="load_distill"):
+        result = run_distill(p, distiller)
+        st.success(f"{result['made']} cards made, {result['cached']} already there, "
+                   f"{result['failed']} fallbacks, ${result['cost_usd']:.4f}"
+                   + (f" — stopped: {result['stopped']}" if result["stopped"] else ""))
+    st.caption("Leaving the page or pressing any button stops a run; what was made is kept "
+               "and the next run resumes with the rest.")

@@ -1,0 +1,1 @@
+"""Plotly figure builders: data in, figure out. Shared by the app and notebooks."""

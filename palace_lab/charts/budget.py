@@ -1,0 +1,76 @@
+"""Figures of token budgets (verbatim vs distilled), from :mod:`palace_lab.budget` data."""
+
+from __future__ import annotations
+
+from palace_lab.budget import PAPER, BudgetSummary, ExchangeBudget
+
+COLORS = {"verbatim": "#9aa5b1", "dialogue": "#c3a66b", "core": "#2f6f8f", "card": "#6fa88f"}
+
+
+def per_1000_bars(summary: BudgetSummary):
+    """Tokens to carry 1,000 exchanges: the paper's figures next to this palace's own."""
+    import plotly.graph_objects as go
+
+    ours = summary.per_1000
+    fig = go.Figure()
+    for layer, label in (("verbatim", "verbatim"), ("core", "distilled (core)")):
+        fig.add_bar(name=label, x=["paper (14,340 exchanges)", f"this palace ({summary.exchanges:,})"],
+                    y=[PAPER["per_1000"][layer], ours.get(layer) or 0],
+                    marker_color=COLORS[layer], texttemplate="%{y:,.0f}", textposition="outside")
+    fig.update_layout(barmode="group", yaxis_title=f"tokens per 1,000 exchanges ({summary.encoding})",
+                      legend_orientation="h", margin=dict(t=30, b=10), height=360)
+    return fig
+
+
+def token_histogram(rows: list[ExchangeBudget], *, log_x: bool = True):
+    """Distribution of tokens per exchange, verbatim vs core."""
+    import plotly.graph_objects as go
+
+    fig = go.Figure()
+    for layer in ("verbatim", "core"):
+        values = [getattr(r, layer) for r in rows if getattr(r, layer)]
+        fig.add_histogram(x=values, name=layer, marker_color=COLORS[layer], opacity=0.75,
+                          nbinsx=40)
+    fig.update_layout(barmode="overlay", xaxis_title="tokens per exchange", yaxis_title="exchanges",
+                      legend_orientation="h", margin=dict(t=30, b=10), height=320)
+    if log_x:
+        fig.update_xaxes(type="log")
+    return fig
+
+
+def tokens_by_project(rows: list[ExchangeBudget]):
+    import plotly.graph_objects as go
+
+    totals: dict[str, dict[str, int]] = {}
+    for r in rows:
+        t = totals.setdefault(r.project or "(none)", {"verbatim": 0, "core": 0})
+        t["verbatim"] += r.verbatim
+        t["core"] += r.core or 0
+    projects = sorted(totals, key=lambda p: -totals[p]["verbatim"])
+    fig = go.Figure()
+    for layer in ("verbatim", "core"):
+        fig.add_bar(name=layer, y=projects, x=[totals[p][layer] for p in projects],
+                    orientation="h", marker_color=COLORS[layer])
+    fig.update_layout(barmode="group", xaxis_title="tokens", margin=dict(t=30, b=10),
+                      height=120 + 40 * len(projects), legend_orientation="h")
+    return fig
+
+
+def tokens_over_time(rows: list[ExchangeBudget], *, freq: str = "W"):
+    """Cumulative tokens per layer over the palace's own timeline."""
+    import pandas as pd
+    import plotly.graph_objects as go
+
+    df = pd.DataFrame([{"t": r.timestamp, "verbatim": r.verbatim, "core": r.core or 0}
+                       for r in rows if r.timestamp])
+    fig = go.Figure()
+    if df.empty:
+        return fig
+    df["t"] = pd.to_datetime(df["t"], utc=True, errors="coerce")
+    weekly = df.dropna().set_index("t").resample(freq).sum().cumsum()
+    for layer in ("verbatim", "core"):
+        fig.add_scatter(x=weekly.index, y=weekly[layer], name=layer, mode="lines",
+                        line_color=COLORS[layer])
+    fig.update_layout(yaxis_title="cumulative tokens", margin=dict(t=30, b=10), height=320,
+                      legend_orientation="h")
+    return fig

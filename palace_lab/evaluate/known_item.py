@@ -1,0 +1,247 @@
+"""Known-item queries: evaluation without hand judgments, made from the palace's own exchanges.
+
+Each query copies a distinctive string out of one exchange (the *source*) and asks the search
+modes to find that exchange again. Types, as in the paper's query set:
+
+- ``exact_term``: an identifier (``retry_backoff_ms``, ``pool.max_size``, ``HttpClient``);
+- ``file_path``: a path from the exchange's ``files_touched`` that occurs in its text;
+- ``error``: an error line (``KeyError: 'user_id'``), cut to at most 80 characters;
+- ``conceptual``: a 6-10 word fragment of the person's request, copied, not paraphrased;
+- ``mixed``: a distinctive identifier or file name plus three content words of the request.
+
+A string is *distinctive* when it occurs in at most ``max_df`` exchanges (document frequency
+over the palace, case- and whitespace-insensitive substring match). Grades: the source exchange
+3; every other exchange that contains the same string 2 (for ``mixed``: the anchor and every
+request word), so the qrels are not wrong where a string recurs. Deterministic for a seed.
+
+BIAS, stated in every result's metadata: known-item queries reuse the exchange's own words.
+They favour lexical (BM25) and verbatim search and exact strings, and they do not measure
+conceptual recall (finding an exchange from a paraphrase or a vaguer memory of it). Read
+them as a regression test and as evidence about lexical behaviour, not as the paper's result.
+"""
+
+from __future__ import annotations
+
+import random
+import re
+from collections import Counter
+from collections.abc import Callable, Iterable, Sequence
+from dataclasses import dataclass
+
+from palace_lab.evaluate.base import Qrels
+from palace_lab.files import EXTENSIONS
+from palace_lab.model import Exchange
+
+QUERY_TYPES = ("exact_term", "file_path", "error", "conceptual", "mixed")
+SCARCE_FIRST = ("error", "file_path", "mixed", "exact_term", "conceptual")  # who picks first
+BIAS = ("Known-item queries reuse the source exchange's own words: they favour lexical/verbatim "
+        "search and exact strings and do not measure conceptual recall (paraphrased or vague "
+        "requests). Use them for regressions and lexical comparisons, not as the paper's result.")
+GRADING = ("3 = the source exchange; 2 = another exchange containing the same string "
+           "(mixed: the anchor and every request word); unlisted = unjudged")
+
+_WORD = re.compile(r"\w+")
+_IDENT = re.compile(
+    r"(?<![\w/.\-])([A-Za-z_][A-Za-z0-9]*(?:[_.][A-Za-z0-9]+)+|[a-z]+[A-Z][A-Za-z0-9]+"
+    r"|[A-Z][a-z0-9]+[A-Z][A-Za-z0-9]+)(?![\w/])")
+_ERROR = re.compile(r"([A-Z]\w*(?:Error|Exception)\b:?.*|\b(?:error|fatal|panic|FAILED)\b(?:\[\w+\])?:.*)")
+_SENTENCE = re.compile(r"[^.!?\n]+")
+STOPWORDS = frozenset("""a an the and or but if then of to in on at by for with from into as is are was were be
+been it its this that these those there here i me my we our you your they them what which who when where
+why how all any can will just do does did have has had not no so than too very would could should may
+might must please thanks also about like want need make get use using let lets im it's i'm dont don't
+""".split())
+
+
+def _norm(text: str) -> str:
+    return " ".join(text.lower().split())
+
+
+def _content_words(text: str) -> list[str]:
+    return [w for w in _WORD.findall(text.lower()) if len(w) > 3 and w not in STOPWORDS and not w.isdigit()]
+
+
+# ---------------------------------------------------------------------- candidates per type
+
+
+def _exact_terms(ex: Exchange, rng: random.Random) -> list[str]:
+    found = dict.fromkeys(m.group(1) for m in _IDENT.finditer(ex.verbatim))
+    return [t for t in found if 5 <= len(t) <= 60 and t.rsplit(".", 1)[-1].lower() not in EXTENSIONS]
+
+
+def _file_paths(ex: Exchange, rng: random.Random) -> list[str]:
+    text = ex.verbatim.lower()
+    return [p for p in ex.files_touched if len(p) >= 4 and p.lower() in text]
+
+
+def _errors(ex: Exchange, rng: random.Random) -> list[str]:
+    out = []
+    for line in ex.verbatim.splitlines():
+        match = _ERROR.search(line)
+        if match:
+            words, kept = match.group(1).split(), []
+            while words and len(" ".join([*kept, words[0]])) <= 80:
+                kept.append(words.pop(0))
+            if len(" ".join(kept)) >= 10:
+                out.append(" ".join(kept))
+    return list(dict.fromkeys(out))
+
+
+def _fragments(ex: Exchange, rng: random.Random) -> list[str]:
+    out = []
+    for sentence in _SENTENCE.findall(ex.request):
+        words = sentence.split()
+        if len(words) < 6 or len(_content_words(sentence)) < 2:
+            continue
+        size = min(len(words), rng.randint(6, 10))
+        start = rng.randint(0, len(words) - size)
+        out.append(" ".join(words[start:start + size]))
+    return out
+
+
+def _mixed(ex: Exchange, rng: random.Random) -> list[str]:
+    anchors = _exact_terms(ex, rng) + [p.rsplit("/", 1)[-1] for p in _file_paths(ex, rng)]
+    words = list(dict.fromkeys(_content_words(ex.request)))
+    out = []
+    for anchor in anchors:
+        rest = [w for w in words if w not in anchor.lower()][:3]
+        if len(rest) == 3:
+            out.append(" ".join([anchor, *rest]))
+    return out
+
+
+CANDIDATES: dict[str, Callable[[Exchange, random.Random], list[str]]] = {
+    "exact_term": _exact_terms, "file_path": _file_paths, "error": _errors,
+    "conceptual": _fragments, "mixed": _mixed,
+}
+
+
+# ---------------------------------------------------------------------- the corpus
+
+
+class _Corpus:
+    """Normalised exchange texts, their word sets and the word document frequencies."""
+
+    def __init__(self, exchanges: Sequence[Exchange]) -> None:
+        self.ids = [ex.exchange_id for ex in exchanges]
+        self.norm = [_norm(ex.verbatim) for ex in exchanges]
+        self.words = [set(_WORD.findall(text)) for text in self.norm]
+        self.df = Counter(w for words in self.words for w in words)
+
+    def df_bound(self, candidate: str) -> int:
+        """An upper bound of the candidate's document frequency: its rarest word's df."""
+        words = [w for w in _WORD.findall(candidate.lower()) if len(w) > 1]
+        return min((self.df.get(w, 0) for w in words), default=len(self.ids))
+
+    def containing(self, query: str, qtype: str) -> list[int]:
+        """Positions of the exchanges that contain the query's string(s)."""
+        if qtype == "mixed":
+            anchor, *words = _norm(query).split()
+            return [i for i, text in enumerate(self.norm)
+                    if anchor in text and all(w in self.words[i] for w in words)]
+        needle = _norm(query)
+        return [i for i, text in enumerate(self.norm) if needle in text]
+
+
+def _pick(position: int, ex: Exchange, qtype: str, corpus: _Corpus, rng: random.Random,
+          max_df: int) -> tuple[str, list[int]] | None:
+    """The exchange's rarest candidate of ``qtype`` found in at most ``max_df`` exchanges."""
+    candidates = sorted(CANDIDATES[qtype](ex, rng), key=lambda c: (corpus.df_bound(c), c))
+    for candidate in candidates[:5]:
+        if corpus.df_bound(candidate) > max_df:
+            break
+        hits = corpus.containing(candidate, qtype)
+        if position in hits and len(hits) <= max_df:
+            return candidate, hits
+    return None
+
+
+# ---------------------------------------------------------------------- the query set
+
+
+@dataclass(frozen=True)
+class KnownItemSet:
+    """Queries (``{"query_id", "query", "type"}``), their qrels, and how they were made."""
+
+    queries: tuple[dict, ...]
+    qrels: Qrels
+    meta: dict
+
+    def to_dict(self) -> dict:
+        return {"queries": list(self.queries), "qrels": self.qrels, "meta": self.meta}
+
+
+def _quotas(n: int, types: Sequence[str]) -> dict[str, int]:
+    return {t: n // len(types) + (1 if i < n % len(types) else 0) for i, t in enumerate(types)}
+
+
+def _check(types: Sequence[str], n: int, max_df: int) -> None:
+    unknown = [t for t in types if t not in CANDIDATES]
+    if unknown or not types:
+        raise ValueError(f"unknown query types {unknown}; valid types: {', '.join(CANDIDATES)}")
+    if n < 1 or max_df < 1:
+        raise ValueError("n and max_df must be at least 1")
+
+
+def known_item_queries(exchanges: Iterable[Exchange], *, n: int = 50, seed: int = 0,
+                       types: Sequence[str] = QUERY_TYPES, max_df: int = 3) -> KnownItemSet:
+    """About ``n`` known-item queries spread evenly over ``types``, at most one per exchange.
+
+    A type the palace cannot supply (no error lines, say) falls short; ``meta["shortfall"]``
+    says by how much. Same exchanges and seed, same queries."""
+    _check(types, n, max_df)
+    exs = sorted(exchanges, key=lambda ex: ex.exchange_id)
+    corpus, rng = _Corpus(exs), random.Random(seed)
+    order = list(range(len(exs)))
+    rng.shuffle(order)
+    quotas = _quotas(n, types)
+    cursor = {t: 0 for t in types}  # next position in ``order`` each type will try
+    used: set[int] = set()
+    made: list[tuple[str, int, str, list[int]]] = []
+    while any(cursor[t] < len(order) and _count(made, t) < quotas[t] for t in types):
+        for qtype in sorted(types, key=SCARCE_FIRST.index):  # rare types choose first
+            if _count(made, qtype) < quotas[qtype]:
+                found = _next(qtype, order, cursor, used, exs, corpus, rng, max_df)
+                made.extend([found] if found else [])
+    made.sort(key=lambda item: (types.index(item[0]), order.index(item[1])))
+    return _assemble(made, corpus, n, seed, types, max_df)
+
+
+def _count(made: list, qtype: str) -> int:
+    return sum(1 for item in made if item[0] == qtype)
+
+
+def _next(qtype, order, cursor, used, exs, corpus, rng, max_df):
+    """The next unused exchange (from this type's cursor on) that yields a ``qtype`` query."""
+    while cursor[qtype] < len(order):
+        position = order[cursor[qtype]]
+        cursor[qtype] += 1
+        picked = None if position in used else _pick(position, exs[position], qtype, corpus, rng, max_df)
+        if picked:
+            used.add(position)
+            return (qtype, position, *picked)
+    return None
+
+
+def _assemble(made, corpus: _Corpus, n: int, seed: int, types: Sequence[str], max_df: int) -> KnownItemSet:
+    queries, qrels, sources = [], {}, {}
+    for number, (qtype, position, text, hits) in enumerate(made, start=1):
+        qid = f"ki{number:04d}"
+        queries.append({"query_id": qid, "query": text, "type": qtype})
+        qrels[qid] = {corpus.ids[i]: (3 if i == position else 2) for i in hits}
+        sources[qid] = corpus.ids[position]
+    counts = Counter(q["type"] for q in queries)
+    quotas = _quotas(n, types)
+    meta = {
+        "generator": "known_item", "seed": seed, "n_requested": n, "n_made": len(queries),
+        "max_df": max_df, "types": {t: counts.get(t, 0) for t in types},
+        "shortfall": {t: quotas[t] - counts.get(t, 0) for t in types if counts.get(t, 0) < quotas[t]},
+        "grading": GRADING, "bias": BIAS, "sources": sources, "exchanges": len(corpus.ids),
+    }
+    return KnownItemSet(tuple(queries), qrels, meta)
+
+
+def save_known_items(palace, items: KnownItemSet, *, query_set: str = "known_item") -> int:
+    """Store the queries as ``query_set`` and their qrels as judge ``qrels:known_item``."""
+    palace.put_queries(query_set, list(items.queries))
+    return palace.put_judgments("qrels:known_item", items.qrels)

@@ -1,0 +1,9 @@
+"""Search: modes (pure and cross-layer), fusion, filters and the engine that runs them."""
+
+from palace_lab.search.engine import SearchEngine
+from palace_lab.search.filters import Filters
+from palace_lab.search.modes import (DEFAULT_MODE, PRESETS, FusedMode, PureMode, list_modes,
+                                     parse_mode)
+
+__all__ = ["DEFAULT_MODE", "PRESETS", "Filters", "FusedMode", "PureMode", "SearchEngine",
+           "list_modes", "parse_mode"]

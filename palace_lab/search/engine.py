@@ -1,0 +1,185 @@
+"""The search engine: a mode and a query in, ranked exchanges (hits) out.
+
+A pure mode ranks one layer with one mechanism. A fused mode runs each of its pure runs to a
+depth of ``max(k, 100)`` and fuses them (:mod:`palace_lab.search.fusion`); documents a run did
+not retrieve get nothing from it. Scores are BM25 scores, cosine similarities (HNSW distance
+converted to ``1 − d``) or fused scores. Ties are broken by exchange id, so results are
+deterministic. Query embedding happens inside :meth:`SearchEngine.search` and counts in its
+latency; :meth:`SearchEngine.run` embeds a whole query set in one batch.
+
+A hit's preview starts with the exchange's opening user message; hits point at the verbatim
+exchange (conversation id and ply range) whatever layer found them.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterable, Mapping
+from dataclasses import dataclass
+
+import numpy as np
+
+from palace_lab.embed import Embedder
+from palace_lab.errors import SearchError
+from palace_lab.index import IndexSet, LayerIndex
+from palace_lab.index.indexset import BuildProgress, require_cards
+from palace_lab.model import Hit
+from palace_lab.search import fusion
+from palace_lab.search.filters import Filters
+from palace_lab.search.modes import DEFAULT_MODE, FusedMode, Mode, PureMode, parse_mode
+
+MIN_DEPTH = 100
+
+
+@dataclass(frozen=True)
+class _Meta:
+    conversation_id: str
+    ply_start: int
+    ply_end: int
+    preview: str
+    project: str | None
+    timestamp: str | None
+
+
+class SearchEngine:
+    """Searches one palace with one distiller version (default: the newest) and one embedder."""
+
+    def __init__(self, palace, *, distiller: str | None = None,
+                 embedder: str | Embedder = "minilm", cache: bool = True,
+                 progress: BuildProgress | None = None, **index_options):
+        self.palace = palace
+        self.indexes = IndexSet(palace, distiller=distiller, embedder=embedder, cache=cache,
+                                progress=progress, **index_options)
+        self._meta: tuple[str, dict[str, _Meta]] | None = None
+        self._rooms: tuple[str, dict[str, frozenset[str]]] | None = None
+        self._masks: dict[tuple, np.ndarray] = {}
+
+    @property
+    def distiller(self) -> str | None:
+        return self.indexes.distiller
+
+    # -- public API -----------------------------------------------------------------------
+
+    def prepare(self, modes: Iterable[str | Mode], progress: BuildProgress | None = None) -> None:
+        """Load or build every index the modes need (so the first search is fast)."""
+        for mode in modes:
+            for run in _mode(mode).runs:
+                self._index(run, progress)
+
+    def search(self, query: str, mode: str | Mode = DEFAULT_MODE, k: int = 10,
+               filters: Filters | dict | None = None) -> list[Hit]:
+        """The ``k`` best exchanges for ``query`` under ``mode``, best first."""
+        parsed, k, chosen = _mode(mode), _check_k(k), Filters.coerce(filters)
+        vector = self._embed([query])[0] if _needs_vectors(parsed) else None
+        return self._hits(self._ranked(query, vector, parsed, k, chosen))
+
+    def run(self, queries: Mapping[str, str], mode: str | Mode = DEFAULT_MODE, k: int = 10,
+            filters: Filters | dict | None = None) -> dict[str, dict[str, float]]:
+        """A run ``{query_id: {exchange_id: score}}`` over a query set (one embedding batch)."""
+        parsed, k, chosen = _mode(mode), _check_k(k), Filters.coerce(filters)
+        qids = list(queries)
+        vectors = self._embed([queries[q] for q in qids]) if _needs_vectors(parsed) else None
+        out = {}
+        for i, qid in enumerate(qids):
+            vector = vectors[i] if vectors is not None else None
+            out[qid] = dict(self._ranked(queries[qid], vector, parsed, k, chosen))
+        return out
+
+    def pure_run(self, query: str, mode: str | PureMode, depth: int,
+                 vector: np.ndarray | None = None, filters: Filters | dict | None = None
+                 ) -> dict[str, float]:
+        """One pure mode's ``{exchange_id: score}`` to ``depth`` (for fusion experiments)."""
+        parsed = _mode(mode)
+        if not isinstance(parsed, PureMode):
+            raise SearchError(f"{mode!r} is not a pure MECHANISM:LAYER mode")
+        if vector is None and parsed.mechanism != "bm25":
+            vector = self._embed([query])[0]
+        return self._pure(query, vector, parsed, depth, Filters.coerce(filters))
+
+    # -- ranking --------------------------------------------------------------------------
+
+    def _embed(self, texts: list[str]) -> np.ndarray:
+        return self.indexes.embed_queries(texts)
+
+    def _ranked(self, query: str, vector, mode: Mode, k: int,
+                filters: Filters | None) -> list[tuple[str, float]]:
+        if isinstance(mode, PureMode):
+            run = self._pure(query, vector, mode, k, filters)
+        else:
+            depth = max(k, MIN_DEPTH)
+            runs = [self._pure(query, vector, r, depth, filters) for r in mode.runs]
+            params = dict(mode.params)
+            run = fusion.fuse(mode.fusion, runs, weights=mode.weights, **params)
+        return fusion.ranked(run)[:k]
+
+    def _pure(self, query: str, vector, mode: PureMode, depth: int,
+              filters: Filters | None) -> dict[str, float]:
+        index = self._index(mode)
+        allowed = self._mask(index, filters) if filters else None
+        rows, scores = index.search(query if mode.mechanism == "bm25" else vector, depth, allowed)
+        ids = index.ids
+        return {ids[r]: float(s) for r, s in zip(rows.tolist(), scores.tolist())}
+
+    def _index(self, mode: PureMode, progress: BuildProgress | None = None) -> LayerIndex:
+        require_cards(self.indexes, mode.layer)
+        return self.indexes.get(mode.layer, mode.mechanism, progress)
+
+    # -- exchange metadata and filters ----------------------------------------------------
+
+    def _metadata(self) -> dict[str, _Meta]:
+        version = self.indexes.content_key("verbatim")
+        if self._meta is None or self._meta[0] != version:
+            meta = {e.exchange_id: _Meta(e.conversation_id, e.ply_start, e.ply_end, e.preview,
+                                         e.project, e.timestamp)
+                    for e in self.palace.exchanges()}
+            self._meta, self._masks = (version, meta), {}
+        return self._meta[1]
+
+    def _room_keys(self) -> dict[str, frozenset[str]]:
+        distiller = self.indexes.distiller
+        if not distiller:
+            raise SearchError("the room filter needs distilled cards; run `palace-lab distill` first")
+        version = self.indexes.content_key("core")
+        if self._rooms is None or self._rooms[0] != version:
+            rooms = {c.exchange_id: frozenset(r.room_key for r in c.room_assignments)
+                     for c in self.palace.cards(distiller)}
+            self._rooms, self._masks = (version, rooms), {}
+        return self._rooms[1]
+
+    def _mask(self, index: LayerIndex, filters: Filters) -> np.ndarray:
+        meta = self._metadata()
+        rooms = self._room_keys() if filters.room else {}
+        key = (index.key, filters)
+        if key not in self._masks:
+            if len(self._masks) > 64:
+                self._masks.clear()
+            none = frozenset()
+            self._masks[key] = np.fromiter(
+                (eid in meta and filters.admits(meta[eid].project, meta[eid].timestamp,
+                                                rooms.get(eid, none)) for eid in index.ids),
+                dtype=bool, count=index.size)
+        return self._masks[key]
+
+    def _hits(self, ranked: list[tuple[str, float]]) -> list[Hit]:
+        meta = self._metadata()
+        hits = []
+        for eid, score in ranked:
+            m = meta.get(eid)
+            if m is None:  # the exchange left the palace after the index was loaded
+                continue
+            hits.append(Hit(eid, m.conversation_id, m.ply_start, m.ply_end, len(hits) + 1,
+                            score, m.preview))
+        return hits
+
+
+def _mode(mode: str | Mode) -> Mode:
+    return mode if isinstance(mode, (PureMode, FusedMode)) else parse_mode(mode)
+
+
+def _needs_vectors(mode: Mode) -> bool:
+    return any(r.mechanism != "bm25" for r in mode.runs)
+
+
+def _check_k(k) -> int:
+    if isinstance(k, bool) or not isinstance(k, (int, np.integer)) or k < 1:
+        raise SearchError(f"k must be a positive integer, got {k!r}")
+    return int(k)

@@ -1,0 +1,1 @@
+"""Streamlit helpers shared by the pages (the only code besides pages/ that imports streamlit)."""
