@@ -3,15 +3,16 @@
 import pandas as pd
 import streamlit as st
 
-from palace_lab.budget import DEFAULT_PRICES, fits_in_window, load_cost, palace_budget
+from palace_lab.budget import DEFAULT_PRICES, fits_in_window, load_cost
 from palace_lab.charts.budget import per_1000_bars, token_histogram, tokens_by_project, tokens_over_time
 from palace_lab.tokens import ENCODINGS
-from ui.state import distiller_version, guard, palace
+from ui.data import budget
+from ui.state import guard
 
 st.title("Token budgets")
 encoding = st.radio("Tokenizer", ENCODINGS, horizontal=True, key="bud_encoding")
 with guard():
-    summary, rows = palace_budget(palace(), distiller_version(), encoding)
+    summary, rows = budget(encoding)
     d = summary.to_dict()
     st.caption(f"{d['exchanges']:,} exchanges · tokenizer **{encoding}** · distiller "
                f"**{d['distiller'] or 'none yet'}**")

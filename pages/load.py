@@ -5,7 +5,7 @@ from pathlib import Path
 import streamlit as st
 
 from palace_lab.distill import get_distiller
-from ui.loading import run_distill, run_ingest, save_uploads, show_report
+from ui.loading import load_sample, run_distill, run_ingest, save_uploads, show_report
 from ui.state import SAMPLE_DATA, guard, palace
 
 st.title("Load & distill")
@@ -16,7 +16,11 @@ with guard():
     if source == "Bundled sample":
         st.caption(f"Three projects over two months, in Claude Code, Codex and ChatGPT formats ({SAMPLE_DATA.name}/).")
         if st.button("Load the sample", type="primary", key="load_sample"):
-            run_ingest(p, [SAMPLE_DATA])
+            load_sample(p, SAMPLE_DATA)
+        if "load_queries" in st.session_state:
+            q = st.session_state["load_queries"]
+            st.caption(f"The sample's {q['queries']} graded queries ({q['judgments']} judgments) are "
+                       "stored as query set **sample**, for the Search lab and Evaluation.")
     elif source == "Upload files":
         files = st.file_uploader("Export files (.jsonl, .json, .zip, .md)", accept_multiple_files=True,
                                  type=["jsonl", "json", "zip", "md"], key="load_files")

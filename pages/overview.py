@@ -2,8 +2,9 @@
 
 import streamlit as st
 
-from palace_lab.budget import PAPER, palace_budget
+from palace_lab.budget import PAPER
 from palace_lab.charts.budget import per_1000_bars, token_histogram
+from ui.data import budget
 from ui.state import distiller_version, guard, palace
 from ui.story import retrieval_kept
 
@@ -16,7 +17,7 @@ if not p.count("exchanges"):
     st.stop()
 
 with guard():
-    summary, rows = palace_budget(p, version)
+    summary, rows = budget()
     d = summary.to_dict()
     ratio = d["compression"]["verbatim_over_core"]
     c1, c2, c3, c4 = st.columns(4)

@@ -1,4 +1,36 @@
+"""Search lab (A/B): one query, two modes side by side, graded results, live metrics."""
+
 import streamlit as st
 
-st.title("Coming next")
-st.info("This page is being built.")
+from palace_lab.ab import grades
+from ui.ab import history, metrics, mode_picker, result_column, search
+from ui.state import guard, palace
+
+st.title("Search lab (A/B)")
+p = palace()
+if not p.count("exchanges"):
+    st.info("This palace is empty. Load a history on **Load & distill** first.", icon=":material/info:")
+    st.stop()
+
+st.caption("Type what you remember; compare two modes (presets, pure `mechanism:layer` modes, or "
+           "any mode string) and grade what they return, 0-3. What you see is always the "
+           "verbatim exchange; the card is what the distilled layer indexed.")
+query = st.text_input("Query", key="lab_query", placeholder="e.g. why did the relay reconnect storm happen")
+left, right, depth = st.columns([5, 5, 1])
+with left:
+    mode_a = mode_picker("a", "bm25:verbatim")
+with right:
+    mode_b = mode_picker("b", "hnsw:core")
+k = depth.number_input("k", 1, 50, 10, key="lab_k")
+history()
+
+if query.strip() and mode_a and mode_b:
+    with guard():
+        result = search(query, mode_a, mode_b, int(k))
+        judged = grades(p, result.query_id)
+        metrics(result, judged)
+        col_a, col_b = st.columns(2)
+        with col_a:
+            result_column("a", result.mode_a, result.hits_a, result, judged)
+        with col_b:
+            result_column("b", result.mode_b, result.hits_b, result, judged)

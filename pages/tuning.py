@@ -1,4 +1,42 @@
+"""Tuning: a second card version on a sample (edited prompt or rules knobs) side by side with
+the first, fusion weight and RRF k with live metrics, and the cross-validated grid."""
+
 import streamlit as st
 
-st.title("Coming next")
-st.info("This page is being built.")
+from palace_lab.experiments import judged_set
+from ui.state import distiller_version, guard, palace, query_set
+from ui.tuning import compare, fusion_panel, grid_panel, pure_pair, redistill, sample, trial_distiller
+
+st.title("Tuning")
+base = distiller_version()
+if not base:
+    st.info("Tuning compares against distilled cards: distill the palace on **Load & distill** first.",
+            icon=":material/info:")
+    st.stop()
+
+queries, qrels = judged_set(palace(), query_set())
+st.caption(f"Base card version **{base}** (sidebar) · query set **{query_set() or 'none'}** with "
+           f"{len(queries)} judged queries.")
+tabs = st.tabs(["Card versions", "Fusion knobs", "Grid search"], key="tune_tab", on_change="rerun")
+tab_cards, tab_fusion, tab_grid = tabs
+shown = next((t for t in tabs if t.open), tab_cards)
+with shown, guard():
+    if shown is tab_cards:
+        st.caption("Re-distill a sample of exchanges into a second version, then compare the two "
+                   "card versions and what each keeps for retrieval.")
+        distiller = trial_distiller()
+        ids = sample(qrels)
+        if distiller.version == base:
+            st.info("These settings make the base version itself: change a knob or the prompt.")
+        else:
+            redistill(distiller, ids)
+            compare(distiller.version, ids, queries, qrels)
+    elif not qrels:
+        st.info("Fusion tuning needs judged queries: import or generate a query set on "
+                "**Evaluation**, or grade results in the **Search lab**.")
+    else:
+        run_a, run_b = pure_pair()
+        if shown is tab_fusion:
+            fusion_panel(run_a, run_b, queries, qrels)
+        else:
+            grid_panel(run_a, run_b, queries, qrels)

@@ -66,7 +66,8 @@ def _string_errors(value: str, schema: Mapping[str, Any], path: str) -> list[str
 
 def _object_errors(value: dict, schema: Mapping[str, Any], path: str) -> list[str]:
     props = schema.get("properties", {})
-    errors = [f"{path}: missing required field {k!r}" for k in schema.get("required", ()) if k not in value]
+    required = schema.get("required", ())
+    errors = [f"{path}: missing required field {k!r}" for k in required if k not in value]
     if schema.get("additionalProperties", True) is False:
         errors += [f"{path}: unexpected field {k!r}" for k in value if k not in props]
     for key, sub in props.items():

@@ -71,7 +71,7 @@ RULES: tuple[Rule, ...] = (
     _rule(
         "private_key",
         r"(?P<secret>-----BEGIN (?:[A-Z0-9]+ )*PRIVATE KEY-----"
-        r"(?:\r?\n[A-Za-z-]+: [^\n]*)*(?:\r?\n[A-Za-z0-9+/=]+)+)",
+        r"(?:\r?\n[A-Za-z-]+: [^\n]*)*(?:\r?\n[A-Za-z0-9+/=]+(?=\r?\n|\Z))+)",
     ),
     _rule("anthropic_api_key", r"\b(?P<secret>sk-ant-[A-Za-z0-9_-]{20,})"),
     _rule("openai_project_key", r"\b(?P<secret>sk-proj-[A-Za-z0-9_-]{20,})"),

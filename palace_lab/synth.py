@@ -19,9 +19,9 @@ from ``seed``; no set is ever iterated). Every session opens with its first requ
 request is a plain user record, so ingest yields exactly ``exchanges`` exchanges whose ids are
 ``exchange_id_for(sessionId, uuid of the request record)``. Shape (defaults follow the paper:
 14,340 exchanges in ~4,182 sessions over 6 projects and ~6 months): session sizes are geometric
-with mean 3.43; an exchange's verbatim text is log-normal, ~1,400 characters (~375 tokens) on
-average with a long tail; identifiers, paths and errors are drawn per project with Zipf weights, so common
-names recur across many exchanges and a search has real competitors.
+with mean 3.43; an exchange's verbatim text is log-normal, ~1,400 characters (~370 tokens) on
+average with a long tail; identifiers, paths and errors are drawn per project with Zipf
+weights, so common names recur across many exchanges and a search has real competitors.
 """
 
 from __future__ import annotations
@@ -45,12 +45,15 @@ START = datetime(2025, 9, 1, 8, 0, tzinfo=timezone.utc)
 SPAN_DAYS = 182
 MEAN_SESSION_EXCHANGES = 14340 / 4182
 PROJECT_WEIGHTS = (0.29, 0.22, 0.17, 0.13, 0.11, 0.08)
-VERSIONS = ("2.0.14", "2.0.27", "2.0.42", "2.0.55", "2.0.76", "2.1.3", "2.1.17", "2.1.31", "2.1.42")
+VERSIONS = ("2.0.14", "2.0.27", "2.0.42", "2.0.55", "2.0.76", "2.1.3", "2.1.17", "2.1.31",
+            "2.1.42")  # Claude Code releases over the six months, in order
 QUERY_TYPES = ("exact_term", "file_path", "conceptual", "error", "mixed")
-# Text written per exchange (log-normal). The verbatim layer adds role labels and spacing: these
-# give a mean of ~1,400 characters, ~375 cl100k tokens (the paper: 371), median ~1,050.
-MEAN_TEXT_CHARS = 900
+# Text written per exchange (log-normal plus a heavier 1% tail). With the role labels and
+# spacing the verbatim layer adds, seed 0 measures: mean 1,398 characters, 375 cl100k tokens
+# (the paper: 371), median 817, p99 6.6k, max 60k.
+MEAN_TEXT_CHARS = 830
 SIGMA = 0.9
+HEAVY_TAIL = 0.01  # this share of exchanges is 4-15 times longer still
 
 
 # -- what is said: projects, vocabulary, templates ---------------------------------------------
@@ -64,11 +67,11 @@ class ProjectSpec:
 
 
 PROJECTS = (
-    ProjectSpec("ledgerline", "python", tuple("ledger batch invoice account posting journal "
+    ProjectSpec("tallybook", "python", tuple("ledger batch invoice account posting journal "
                                               "currency statement balance export period".split())),
     ProjectSpec("quillmark", "typescript", tuple("editor document cursor selection toolbar "
                                                  "plugin markdown block comment shortcut".split())),
-    ProjectSpec("tidewatch", "go", tuple("sensor buoy tide reading station alert gauge "
+    ProjectSpec("buoyline", "go", tuple("sensor buoy tide reading station alert gauge "
                                          "telemetry sample threshold feed".split())),
     ProjectSpec("orbitcache", "rust", tuple("shard entry eviction segment replica lease slab "
                                             "bucket snapshot compaction".split())),
@@ -89,6 +92,8 @@ KNOBS = tuple("TIMEOUT_MS MAX_RETRIES BATCH_SIZE POOL_SIZE TTL_SECONDS WORKERS L
               "BUFFER_KB".split())
 LOCALS = tuple("item entry result rows cfg ctx payload resp batch key opts state".split())
 ROUND_NUMBERS = (10, 16, 32, 64, 100, 128, 250, 500, 1000, 2048, 4096, 5000, 30000)
+SMALL_NUMBERS = {"k": (2, 240), "line": (12, 900), "col": (1, 80), "ms": (10, 99),
+                 "mm": (1, 12), "dd": (1, 28), "hh": (0, 23), "mi": (0, 59), "ss": (0, 59)}
 
 # (the words an exchange uses, the words a person recalling it might use instead)
 CONCEPTS = (
@@ -165,12 +170,13 @@ REQUESTS = {
         "Expose the {concept} setting for {subject}s as `{CONF}` (default {num}) and use it in "
         "`{ident}`."),
 }
-FOLLOW_UPS = (
-    "that worked, but now `{cmd}` fails with `{err}`. `{ident}` looks involved",
-    "ok. now do the same {concept} change for the {aspect} side in {newpath}, call it `{ident}`",
-    "can you also handle `{field}` = {num} in `{ident}`? it should be rejected",
-    "one more thing: `{ident}` should log the {subject} id when the {concept} kicks in",
-)
+FOLLOW_UPS = {  # a later request in the same session, by the kind of work it asks for
+    "fix": "that worked, but now `{cmd}` fails with `{err}`. `{ident}` looks involved",
+    "refactor": "ok. now do the same {concept} change for the {aspect} side in {newpath}, call "
+                "it `{ident}`",
+    "test": "can you also handle `{field}` = {num} in `{ident}`? it should be rejected",
+    "feature": "one more thing: `{ident}` should log the {subject} id when the {concept} kicks in",
+}
 OPENINGS = (
     "I'll start by reading {path} to see how `{fn}` handles the {concept}.",
     "Let me look at the {subject} {aspect} code first.",
@@ -201,8 +207,10 @@ ANSWERS = (
     "Short version: without the {concept}, `{fn}` would see `{field}` = {num} and the {aspect} "
     "would be written twice. `{ident}` guards against that.",
 )
-THINKING = "The user wants the {concept} handled in the {subject} {aspect}. Read {path}, then `{fn}`."
-LOG_LINE = "2025-{mm}-{dd}T{hh}:{mi}:{ss}Z {level} {subject} {aspect} {fn} took {ms}ms {field}={k}"
+THINKING = ("The user wants the {concept} handled in the {subject} {aspect}. Read {path}, "
+            "then `{fn}`.")
+LOG_LINE = ("2025-{mm}-{dd}T{hh}:{mi}:{ss}Z {level} {subject} {aspect} {fn} took {ms}ms "
+            "{field}={k}")
 
 
 @dataclass(frozen=True)
@@ -232,7 +240,8 @@ LANGS = {
         ("ValueError: {s} {uid} has no {field} (expected one of {k} values)",
          "AssertionError: expected {k} {s}s after {fn}, got {uid}",
          "TimeoutError: {cls} did not respond within {uid} ms",
-         "KeyError: '{s}_{uid}'", "sqlite3.OperationalError: database is locked ({uid} ms in {fn})"),
+         "KeyError: '{s}_{uid}'",
+         "sqlite3.OperationalError: database is locked ({uid} ms in {fn})"),
         "============================= test session starts ==============================\n"
         "collected {k} items\n\n{testpath} ..F.\n\n=================================== FAILURES "
         "===================================\n____ test_{ident} ____\n\n    {code}\nE   {err}\n\n"
@@ -250,8 +259,10 @@ LANGS = {
          "  return {a};", "}}", "import {{ {fn} }} from './{n}';",
          "  logger.debug('{fn}', {{ {field}: {a}.{field} }});", ""),
         ("TypeError: Cannot read properties of undefined (reading '{field}') at {s} #{uid}",
-         "Error: {s} {uid} not found in {cls}", "RangeError: {field} {uid} exceeds maximum of {k}"),
-        " FAIL  {testpath}\n  ● {s} › {ident}\n\n    {err}\n\n      at {fn} ({path}:{line}:{col})\n\n"
+         "Error: {s} {uid} not found in {cls}",
+         "RangeError: {field} {uid} exceeds maximum of {k}"),
+        " FAIL  {testpath}\n  ● {s} › {ident}\n\n    {err}\n\n"
+        "      at {fn} ({path}:{line}:{col})\n\n"
         "Tests:       1 failed, {k2} passed, {k} total\nTime:        {k}.{ms} s",
         " PASS  {testpath}\nTests:       {k} passed, {k} total\nTime:        1.{ms} s"),
     "go": _Lang(
@@ -366,10 +377,8 @@ class Vocab:
             r = rng.random()
             return str(rng.choice(ROUND_NUMBERS) if r < 0.4 else rng.randint(2, 99)
                        if r < 0.7 else rng.randint(100, 99999))
-        small = {"k": (2, 240), "line": (12, 900), "col": (1, 80), "ms": (10, 99),
-                 "mm": (1, 12), "dd": (1, 28), "hh": (0, 23), "mi": (0, 59), "ss": (0, 59)}
-        if key in small:
-            return f"{rng.randint(*small[key]):02d}"
+        if key in SMALL_NUMBERS:
+            return f"{rng.randint(*SMALL_NUMBERS[key]):02d}"
         if key == "level":
             return rng.choice(("INFO", "INFO", "DEBUG", "WARN", "ERROR"))
         raise KeyError(f"template names {key!r}, which the vocabulary does not know")
@@ -388,10 +397,10 @@ class Vocab:
             self.lang.camel))
 
     def mint_path(self, rng: random.Random, subject: str) -> str:
+        sep = "-" if self.lang.ext == "ts" else "_"
         return self._mint(rng, lambda: self.lang.new_path.format(
             p=self.name, n2=rng.choice(self.nouns), s=subject,
-            q=f"{rng.choice(QUALS)}_{rng.choice(ATTRS)}".replace("_", "-" if self.lang.ext == "ts"
-                                                                  else "_")))
+            q=f"{rng.choice(QUALS + VERBS)}{sep}{rng.choice(ATTRS)}".replace("_", sep)))
 
     def mint_error(self, rng: random.Random, slots: _Slots) -> str:
         return self._mint(rng, lambda: rng.choice(self.lang.errors).format_map(
@@ -455,14 +464,14 @@ class Composer:
                 "kind": rng.choice(tuple(KINDS)), "path": v.pick(rng, "file"),
                 "fn": v.pick(rng, "fn"), "cls": v.pick(rng, "cls"), "CONF": v.pick(rng, "CONF")}
 
-    def _slots(self, rng: random.Random, theme: dict, follow_up: bool) -> _Slots:
+    def _slots(self, rng: random.Random, theme: dict, kind: str) -> _Slots:
         v, lang = self.vocab, self.vocab.lang
         concept = theme["concept"] if rng.random() < 0.7 else rng.randrange(len(CONCEPTS))
         subject = theme["subject"]
         aspect = theme["aspect"] if rng.random() < 0.6 else rng.choice(v.nouns)
         preset = {**theme, "concept": CONCEPTS[concept][0], "paraphrase": CONCEPTS[concept][1],
                   "aspect": aspect, "s": subject, "p": v.name,
-                  "kind": rng.choice(tuple(KINDS)) if follow_up else theme["kind"],
+                  "kind": kind,
                   "ident": v.mint_ident(rng, subject), "newpath": v.mint_path(rng, subject),
                   "testpath": lang.test_path.format(s=subject, n=aspect)}
         slots = _Slots(v, rng, preset)
@@ -475,15 +484,17 @@ class Composer:
         return slots
 
     def exchange(self, rng: random.Random, theme: dict, *, follow_up: bool) -> _Exchange:
-        slots = self._slots(rng, theme, follow_up)
-        if follow_up and rng.random() < 0.5:
-            template = rng.choice(FOLLOW_UPS)
-        else:
-            template = rng.choice(REQUESTS[slots["kind"]])
+        short = follow_up and rng.random() < 0.5
+        kind = rng.choice(tuple(FOLLOW_UPS if short else KINDS)) if follow_up else theme["kind"]
+        template = FOLLOW_UPS[kind] if short else rng.choice(REQUESTS[kind])
+        slots = self._slots(rng, theme, kind)
         request = template.format_map(slots)
         if rng.random() < 0.12:  # a pasted log or listing: part of the long tail
             request += "\n\n```\n" + self._log_lines(rng, slots, rng.randint(3, 40)) + "\n```"
-        target = min(int(rng.lognormvariate(self.mu, SIGMA)), 60000)
+        target = rng.lognormvariate(self.mu, SIGMA)
+        if rng.random() < HEAVY_TAIL:  # the odd exchange with a huge output or a long session
+            target *= rng.uniform(4, 15)
+        target = min(int(target), 60000)
         turns, used = self._turns(rng, slots, target - len(request), "{err}" in template)
         self.chars += len(request) + sum(_size(t) for t in turns)
         facets = {"ident": slots["ident"], "paraphrase": slots["paraphrase"],
@@ -632,7 +643,12 @@ class Composer:
 
 @dataclass(frozen=True)
 class SynthSummary:
-    """What ``generate`` wrote. ``skipped_records`` uses the ingest's own skip reasons."""
+    """What ``generate`` wrote.
+
+    ``records`` counts JSONL lines; ``text_chars`` the characters of message text written
+    (requests, prose, tool input and output); ``skipped_records`` the lines the ingest will skip,
+    under its own reasons.
+    """
 
     out_dir: str
     sessions_dir: str
@@ -760,7 +776,8 @@ class _SessionFile:
                  "cache_creation_input_tokens": self.rng.randint(0, 4000),
                  "cache_read_input_tokens": self.rng.randint(12000, 90000),
                  "output_tokens": self.rng.randint(20, 900), "service_tier": "standard"}
-        mid, req = f"msg_01{self.rng.getrandbits(110):028x}", f"req_011C{self.rng.getrandbits(100):025x}"
+        mid = f"msg_01{self.rng.getrandbits(110):028x}"
+        req = f"req_011C{self.rng.getrandbits(100):025x}"
         for block in blocks:  # one content block per line, as Claude Code streams them
             self._record("assistant", {"message": {
                 "model": self.model, "id": mid, "type": "message", "role": "assistant",
@@ -788,7 +805,7 @@ class _SessionFile:
 
 
 def _write_session(rng: random.Random, composer: Composer, plan: _Plan,
-                   folder: Path) -> tuple[list[_Made], _SessionFile]:
+                   folder: Path) -> tuple[list[_Made], _SessionFile, int]:
     vocab = composer.vocab
     out = _SessionFile(rng, plan, vocab.cwd, vocab.branch(rng))
     theme = composer.theme(rng)
@@ -800,8 +817,26 @@ def _write_session(rng: random.Random, composer: Composer, plan: _Plan,
             out.response(turn)
         made.append(_Made(exchange_id_for(plan.session_id, rid), vocab.name, ex.topic,
                           ex.facets))
-    (folder / f"{plan.session_id}.jsonl").write_text(out.text(), "utf-8")
-    return made, out
+    data = out.text().encode("utf-8")
+    (folder / f"{plan.session_id}.jsonl").write_bytes(data)
+    return made, out, len(data)
+
+
+def _write_sessions(root: Path, composers: dict[str, Composer], plans: list[_Plan], seed: int,
+                    progress: Callable | None) -> tuple[list[_Made], Counter]:
+    rng = random.Random(f"{seed}:text")
+    made: list[_Made] = []
+    stats: Counter = Counter()
+    total = sum(p.size for p in plans)
+    for plan in plans:
+        folder = root / composers[plan.project].vocab.folder
+        got, written, size = _write_session(rng, composers[plan.project], plan, folder)
+        made.extend(got)
+        stats.update(written.skipped)
+        stats.update(records=len(written.lines), bytes=size)
+        if progress:
+            progress(len(made), total, str(folder / f"{plan.session_id}.jsonl"))
+    return made, stats
 
 
 def generate(out_dir: str | Path, *, exchanges: int = 14340, projects: int = 6, seed: int = 0,
@@ -818,40 +853,27 @@ def generate(out_dir: str | Path, *, exchanges: int = 14340, projects: int = 6, 
     out = Path(out_dir).expanduser()
     if out.exists() and any(out.iterdir()):
         raise ValueError(f"{out} is not empty; synth writes only into an empty folder")
-    shared_taken: set[str] = set()
-    composers = {s.name: Composer(Vocab(s, seed, shared_taken)) for s in PROJECTS[:projects]}
+    taken: set[str] = set()  # shared, so a minted name is unique across projects too
+    composers = {s.name: Composer(Vocab(s, seed, taken)) for s in PROJECTS[:projects]}
     for c in composers.values():
         (out / SESSIONS_DIR / c.vocab.folder).mkdir(parents=True, exist_ok=True)
     plans = _plan_sessions(random.Random(f"{seed}:plan"), exchanges, list(composers))
-    rng = random.Random(f"{seed}:text")
-    made: list[_Made] = []
-    records = size = 0
-    skipped: Counter = Counter()
-    for plan in plans:
-        composer = composers[plan.project]
-        folder = out / SESSIONS_DIR / composer.vocab.folder
-        got, written = _write_session(rng, composer, plan, folder)
-        made.extend(got)
-        records += len(written.lines)
-        skipped.update(written.skipped)
-        if progress:
-            progress(len(made), exchanges, str(folder / f"{plan.session_id}.jsonl"))
-    query_rows, qrels = build_queries(random.Random(f"{seed}:queries"), made, queries)
-    _write_queries(out, query_rows, qrels)
-    size = sum(p.stat().st_size for p in (out / SESSIONS_DIR).rglob("*.jsonl"))
+    made, stats = _write_sessions(out / SESSIONS_DIR, composers, plans, seed, progress)
+    rows, qrels = _build_queries(random.Random(f"{seed}:queries"), made, queries)
+    _write_queries(out, rows, qrels)
     return SynthSummary(
         out_dir=str(out), sessions_dir=str(out / SESSIONS_DIR),
         queries_path=str(out / "queries.jsonl"), qrels_path=str(out / "qrels.txt"),
         projects=tuple(composers), conversations=len(plans), exchanges=len(made),
-        files=len(plans), records=records, bytes=size,
-        text_chars=sum(c.chars for c in composers.values()), queries=len(query_rows),
-        judgments=len(qrels), skipped_records=dict(sorted(skipped.items())))
+        files=len(plans), records=stats.pop("records"), bytes=stats.pop("bytes"),
+        text_chars=sum(c.chars for c in composers.values()), queries=len(rows),
+        judgments=len(qrels), skipped_records=dict(sorted(stats.items())))
 
 
 # -- known-item queries -----------------------------------------------------------------------
 
 
-def build_queries(rng: random.Random, made: list[_Made], n: int) -> tuple[list[dict], list[str]]:
+def _build_queries(rng: random.Random, made: list[_Made], n: int) -> tuple[list[dict], list[str]]:
     """``n`` queries cycling through :data:`QUERY_TYPES`, each aimed at one exchange."""
     by_topic: dict[tuple, list[str]] = {}
     by_concept: dict[tuple, list[str]] = {}

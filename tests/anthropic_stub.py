@@ -136,7 +136,7 @@ class AnthropicStub:
         handler = type("Handler", (_Handler,), {"stub": self})
         self._server = ThreadingHTTPServer(("127.0.0.1", 0), handler)
         self._server.daemon_threads = True
-        threading.Thread(target=self._server.serve_forever, daemon=True).start()
+        threading.Thread(target=self._server.serve_forever, args=(0.02,), daemon=True).start()
         return self
 
     def __exit__(self, *exc: object) -> None:

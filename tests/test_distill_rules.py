@@ -41,7 +41,7 @@ CORPUS = [POOL, ROUNDING, CHAT, exchange("x4", "the connection pool again", "[as
 
 @pytest.fixture
 def stats() -> CorpusStats:
-    return corpus_stats(e.verbatim for e in CORPUS)
+    return corpus_stats((e.verbatim for e in CORPUS), (e.dialogue for e in CORPUS))
 
 
 def test_pool_exchange_card(stats):

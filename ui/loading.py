@@ -19,6 +19,18 @@ def save_uploads(files) -> Path:
     return folder
 
 
+def load_sample(palace, sample_dir: Path) -> None:
+    """Ingest the bundled sample's export folders, then store its queries and qrels."""
+    from palace_lab.experiments import import_query_files
+
+    folders = [sample_dir / d for d in ("claude_code", "codex", "chatgpt") if (sample_dir / d).exists()]
+    run_ingest(palace, folders or [sample_dir])
+    files = sample_dir / "queries.jsonl", sample_dir / "qrels.txt"
+    if all(f.exists() for f in files):
+        counts = import_query_files(palace, *files)
+        st.session_state["load_queries"] = counts
+
+
 def run_ingest(palace, paths) -> None:
     bar = st.progress(0.0, text="reading…")
 

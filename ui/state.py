@@ -16,7 +16,8 @@ from palace_lab.errors import PalaceError
 from palace_lab.settings import offline
 
 ROOT = Path(__file__).resolve().parent.parent
-SAMPLE_DATA = ROOT / "sample_data"
+# PALACE_LAB_SAMPLE_DIR lets tests and benchmarks point "the bundled sample" at another folder.
+SAMPLE_DATA = Path(os.environ.get("PALACE_LAB_SAMPLE_DIR") or ROOT / "sample_data")
 DEFAULT_DB = ROOT / ".palace" / "sample.db"
 
 offline()
@@ -38,19 +39,48 @@ def palace():
     return _open_palace(str(db_path()))
 
 
+def palace_at(path: str):
+    """The shared palace of ``path`` (for cached functions, which take the path as argument)."""
+    return _open_palace(path)
+
+
 def distiller_version() -> str | None:
-    p = palace()
-    versions = [v["version"] for v in p.distiller_versions() if v["cards"]]
+    """The chosen version, else the one with the most cards (a trial re-distillation of a
+    sample in Tuning is newer but partial, so "latest" would be the wrong default)."""
+    versions = palace().distiller_versions()
     chosen = st.session_state.get("distiller")
-    if chosen in versions:
+    if chosen in [v["version"] for v in versions if v["cards"]]:
         return chosen
-    return p.latest_distiller()
+    ranked = sorted(enumerate(versions), key=lambda iv: (-iv[1]["cards"], -iv[0]))
+    return ranked[0][1]["version"] if ranked and ranked[0][1]["cards"] else None
+
+
+def embedder_name() -> str:
+    """``PALACE_LAB_EMBEDDER`` (e.g. ``fake`` in tests), else the packaged MiniLM."""
+    return os.environ.get("PALACE_LAB_EMBEDDER") or "minilm"
+
+
+@st.cache_resource(max_entries=8, show_spinner=False)
+def engine_for(path: str, distiller: str | None, embedder: str):
+    from palace_lab.embed import get_embedder
+    from palace_lab.experiments import MemoEmbedder
+    from palace_lab.search import SearchEngine
+
+    return SearchEngine(_open_palace(path), distiller=distiller,
+                        embedder=MemoEmbedder(get_embedder(embedder)))
+
+
+def engine():
+    """The search engine of this palace, distiller version and embedder (shared, cached)."""
+    return engine_for(str(db_path()), distiller_version(), embedder_name())
 
 
 def query_set() -> str | None:
     sets = palace().query_sets()
     chosen = st.session_state.get("query_set")
-    return chosen if chosen in sets else (sets[0] if sets else None)
+    if chosen in sets:
+        return chosen
+    return "sample" if "sample" in sets else (sets[0] if sets else None)
 
 
 def sidebar() -> None:
@@ -69,7 +99,7 @@ def sidebar() -> None:
                          index=versions.index(current) if current in versions else 0)
         sets = p.query_sets()
         if sets:
-            st.selectbox("Query set", sets, key="query_set")
+            st.selectbox("Query set", sets, key="query_set", index=sets.index(query_set()))
         st.caption(f"{p.count('exchanges'):,} exchanges · {p.count('cards'):,} cards · "
                    f"{p.count('judgments'):,} judgments")
 
@@ -79,5 +109,5 @@ def guard():
     """The one expected failure becomes a clear message on the page, never a traceback."""
     try:
         yield
-    except PalaceError as exc:
+    except (PalaceError, ValueError) as exc:  # ValueError: validation in the evaluate modules
         st.error(str(exc), icon=":material/error:")

@@ -51,13 +51,25 @@ from palace_lab.distill.prompt import (
     shorten_middle,
 )
 from palace_lab.errors import BudgetExceededError, DistillError
-from palace_lab.llm import LLMClient, LLMResult, estimate_cost, price_for, resolve_prices, run_bounded
+from palace_lab.llm import (
+    LLMClient,
+    LLMResult,
+    Tool,
+    estimate_cost,
+    price_for,
+    resolve_prices,
+    run_bounded,
+)
 from palace_lab.model import DistilledCard, Exchange, Room, preview_of
 from palace_lab.redact import merge_counts, redact, redact_text
 
 DEFAULT_MODEL = "claude-haiku-4-5"
 STATE_PREFIX = "anthropic.batch"
-_TOOL_OPTS = {"tool_name": TOOL_NAME, "tool_description": TOOL_DESCRIPTION, "max_tokens": MAX_CARD_TOKENS}
+CARD_TOOL = Tool(CARD_SCHEMA, TOOL_NAME, TOOL_DESCRIPTION, MAX_CARD_TOKENS)
+# The API allows 100,000 requests or 256 MB per batch; stay well inside both.
+BATCH_MAX_REQUESTS = 10_000
+BATCH_MAX_BYTES = 128 * 1024 * 1024
+PER_REQUEST_OVERHEAD_BYTES = len(INSTRUCTIONS) + len(json.dumps(CARD_TOOL.definition())) + 200
 
 
 class BatchPendingError(DistillError):
@@ -78,6 +90,7 @@ class _Job:
     user_text: str  # the rendered, redacted user turn that is sent
     source_text: str  # request + exchange text as sent; specific_context must occur in it
     files: tuple[str, ...]
+    redactions: dict[str, int]  # {kind: count} removed from this exchange's text
 
 
 @register("anthropic")
@@ -123,6 +136,9 @@ class AnthropicDistiller(Distiller):
         self._base_url = base_url
         self._fallback = fallback
         self._llm: LLMClient | None = None
+        self._run_size = 0
+        self._ahead: dict[str, Exchange] = {}  # prepared for this run, not yet distilled
+        self._fetched: dict[str, dict[str, LLMResult]] = {}
         self._lock = threading.Lock()
 
     # -- identity and money -----------------------------------------------------------------
@@ -141,7 +157,7 @@ class AnthropicDistiller(Distiller):
 
     def estimate_cost(self, exchanges: Sequence[Exchange]) -> float:
         """Dollars for ``exchanges``: prefix + rendered exchange in, a typical card out."""
-        prefix = INSTRUCTIONS + json.dumps(CARD_SCHEMA)
+        prefix = INSTRUCTIONS + json.dumps(CARD_TOOL.definition())
         texts = [prefix + self._job(x).user_text for x in exchanges]
         batch = self._batch_mode(exchanges)
         return estimate_cost(
@@ -168,6 +184,10 @@ class AnthropicDistiller(Distiller):
     # -- the run ----------------------------------------------------------------------------
 
     def prepare(self, exchanges: Sequence[Exchange]) -> None:
+        """Remember the run (its size decides ``use_batches=None``; in batch mode the first
+        chunk submits all of it) and prepare the fallback."""
+        self._run_size = len(exchanges)
+        self._ahead = {x.exchange_id: x for x in exchanges}
         fallback = self._fallback_distiller()
         if fallback is not None:
             fallback.prepare(exchanges)
@@ -180,6 +200,7 @@ class AnthropicDistiller(Distiller):
         llm = self.client()
         self._fallback_distiller()  # built once here, not racily inside the worker threads
         jobs = [self._job(x) for x in exchanges]
+        self.redactions.update((j.exchange.exchange_id, j.redactions) for j in jobs)
         if self._batch_mode(exchanges):
             return self._via_batches(llm, jobs, stats)
         run = run_bounded(
@@ -194,7 +215,7 @@ class AnthropicDistiller(Distiller):
             return True  # resume a submitted batch whatever the size
         if self.use_batches is not None:
             return self.use_batches
-        return len(exchanges) > self.batch_threshold
+        return max(len(exchanges), self._run_size) > self.batch_threshold
 
     def _job(self, exchange: Exchange) -> _Job:
         verbatim = redact(exchange.verbatim)
@@ -203,18 +224,25 @@ class AnthropicDistiller(Distiller):
         files = tuple(redact_text(f) for f in files_touched_for(exchange))
         values = PromptValues.of(exchange, files=files, exchange_text=text, request=request)
         sent = redact(render(self.template, values))  # also covers ids, project, timestamp
-        with self._lock:
-            self.redactions[exchange.exchange_id] = merge_counts(verbatim.counts, sent.counts)
-        return _Job(exchange, sent.text, f"{request}\n{text}", files)
+        counts = merge_counts(verbatim.counts, sent.counts)
+        return _Job(exchange, sent.text, f"{request}\n{text}", files, counts)
 
     def _check(self, job: _Job, answer: dict) -> list[str]:
         return card_answer_errors(answer, job.source_text)
 
-    def _live_one(self, llm: LLMClient, job: _Job, *, stats: CorpusStats) -> DistillOutcome:
-        result = llm.call_json(
-            INSTRUCTIONS, job.user_text, CARD_SCHEMA, check=partial(self._check, job), **_TOOL_OPTS
+    def _ask_live(self, llm: LLMClient, job: _Job) -> LLMResult:
+        return llm.call_json(
+            INSTRUCTIONS,
+            job.user_text,
+            CARD_SCHEMA,
+            tool_name=TOOL_NAME,
+            tool_description=TOOL_DESCRIPTION,
+            max_tokens=MAX_CARD_TOKENS,
+            check=partial(self._check, job),
         )
-        return self._outcome(job, result, stats)
+
+    def _live_one(self, llm: LLMClient, job: _Job, *, stats: CorpusStats) -> DistillOutcome:
+        return self._outcome(job, self._ask_live(llm, job), stats)
 
     # -- message batches --------------------------------------------------------------------
 
@@ -222,37 +250,63 @@ class AnthropicDistiller(Distiller):
         return f"{STATE_PREFIX}:{self.version}:{exchange.exchange_id}:{exchange.hash[:12]}"
 
     def _via_batches(self, llm: LLMClient, jobs: list[_Job], stats: CorpusStats) -> list:
-        by_id = {j.exchange.exchange_id: j for j in jobs}
-        fresh = [j for j in by_id.values() if self._state_key(j.exchange) not in self.state]
-        if fresh:
-            self._submit(llm, fresh)
+        self._submit_pending(llm, jobs)
         answers: dict[str, LLMResult] = {}
         for batch_id in dict.fromkeys(self.state[self._state_key(j.exchange)] for j in jobs):
-            self._wait_for(llm, batch_id)
-            check = lambda cid, answer: self._check(by_id[cid], answer) if cid in by_id else []  # noqa: E731
-            answers.update(llm.batch_results(batch_id, CARD_SCHEMA, tool_name=TOOL_NAME, check=check))
+            answers.update(self._batch_answers(llm, batch_id))
         finish = partial(self._finish_batch_item, llm, answers=answers, stats=stats)
         run = run_bounded(finish, jobs, max_concurrency=self.max_concurrency)
         for job, outcome in zip(jobs, run.results):
             if outcome is not None:
                 self.state.pop(self._state_key(job.exchange), None)
+                self._ahead.pop(job.exchange.exchange_id, None)
         if run.error is not None:
             raise BudgetStoppedError(str(run.error), run.results) from run.error
         return run.results
 
-    def _submit(self, llm: LLMClient, jobs: list[_Job]) -> None:
-        requests = [
-            {
-                "custom_id": j.exchange.exchange_id,
-                "params": llm.message_params(
-                    INSTRUCTIONS, [{"role": "user", "content": j.user_text}], CARD_SCHEMA, **_TOOL_OPTS
-                ),
-            }
-            for j in jobs
+    def _submit_pending(self, llm: LLMClient, jobs: list[_Job]) -> None:
+        """Submit this chunk, and with it every prepared exchange not yet submitted, so a run
+        the runner feeds in chunks waits for one batch, not for one batch per chunk."""
+        unsent = {j.exchange.exchange_id: j for j in jobs if not self._submitted(j.exchange)}
+        if not unsent:
+            return
+        ahead = [
+            self._job(x)
+            for x in self._ahead.values()
+            if x.exchange_id not in unsent and not self._submitted(x)
         ]
-        batch_id = llm.submit_batch(requests)
-        for j in jobs:  # written before any wait, so an interruption cannot lose the batch
-            self.state[self._state_key(j.exchange)] = batch_id
+        try:
+            self._submit(llm, list(unsent.values()) + ahead)
+        except BudgetExceededError:
+            rest = [j for j in unsent.values() if not self._submitted(j.exchange)]
+            if not ahead or not rest:
+                raise
+            self._submit(llm, rest)  # the whole run does not fit under the cap: this chunk only
+
+    def _submitted(self, exchange: Exchange) -> bool:
+        return self._state_key(exchange) in self.state
+
+    def _submit(self, llm: LLMClient, jobs: list[_Job]) -> None:
+        for group in _batch_groups(jobs):
+            requests = [
+                {
+                    "custom_id": j.exchange.exchange_id,
+                    "params": llm.message_params(
+                        INSTRUCTIONS, [{"role": "user", "content": j.user_text}], CARD_TOOL
+                    ),
+                }
+                for j in group
+            ]
+            batch_id = llm.submit_batch(requests)
+            for j in group:  # written before any wait: an interruption cannot lose the batch
+                self.state[self._state_key(j.exchange)] = batch_id
+
+    def _batch_answers(self, llm: LLMClient, batch_id: str) -> dict[str, LLMResult]:
+        """A batch's answers, waited for and read (and charged) once per distiller."""
+        if batch_id not in self._fetched:
+            self._wait_for(llm, batch_id)
+            self._fetched[batch_id] = llm.batch_results(batch_id, CARD_TOOL)
+        return self._fetched[batch_id]
 
     def _wait_for(self, llm: LLMClient, batch_id: str) -> None:
         deadline = None if self.batch_wait_s is None else time.monotonic() + self.batch_wait_s
@@ -272,14 +326,15 @@ class AnthropicDistiller(Distiller):
         self, llm: LLMClient, job: _Job, *, answers: dict[str, LLMResult], stats: CorpusStats
     ) -> DistillOutcome:
         answer = answers.get(job.exchange.exchange_id)
-        check = partial(self._check, job)
         if answer is None or not answer.reply:  # errored, expired or missing: ask live instead
-            result = llm.call_json(INSTRUCTIONS, job.user_text, CARD_SCHEMA, check=check, **_TOOL_OPTS)
-        elif not answer.ok:
-            result = llm.repair(INSTRUCTIONS, job.user_text, CARD_SCHEMA, answer, check=check, **_TOOL_OPTS)
-        else:
-            result = answer
-        return self._outcome(job, result, stats)
+            return self._outcome(job, self._ask_live(llm, job), stats)
+        errors = self._check(job, answer.data) if answer.ok else []
+        if errors:  # schema-valid, but the detail was not copied from this exchange
+            answer = replace(answer, data=None, error="; ".join(errors))
+        if not answer.ok:
+            check = partial(self._check, job)
+            answer = llm.repair(INSTRUCTIONS, job.user_text, CARD_TOOL, answer, check=check)
+        return self._outcome(job, answer, stats)
 
     # -- cards ------------------------------------------------------------------------------
 
@@ -288,18 +343,22 @@ class AnthropicDistiller(Distiller):
             card, error = self._card(job, result.data), None
         else:
             card, error = self._fallback_card(job, stats), result.error
-        usage = result.usage
         return DistillOutcome(
             card=card,
             error=error,
-            input_tokens=usage.input_tokens + usage.cache_read_tokens + usage.cache_write_tokens,
-            output_tokens=usage.output_tokens,
+            input_tokens=result.usage.all_input_tokens,
+            output_tokens=result.usage.output_tokens,
             cost_usd=result.cost_usd,
         )
 
     def _card(self, job: _Job, data: dict) -> DistilledCard:
         rooms = tuple(
-            Room(r["room_type"], redact_text(r["room_key"]), redact_text(r["room_label"]), float(r["relevance"]))
+            Room(
+                r["room_type"],
+                redact_text(r["room_key"]),
+                redact_text(r["room_label"]),
+                float(r["relevance"]),
+            )
             for r in data["room_assignments"]
         )
         return DistilledCard(
@@ -328,17 +387,34 @@ class AnthropicDistiller(Distiller):
                 card = fallback.distill_batch([job.exchange], stats=stats)[0].card
             except Exception:  # noqa: BLE001 - a broken fallback must not fail the whole run
                 card = None
-        if card is None:
-            card = DistilledCard(job.exchange.exchange_id, self.version, preview_of(job.exchange.request), "", (), job.files)
+        if card is None:  # no rules distiller at all: the request itself, shortened
+            card = DistilledCard(
+                job.exchange.exchange_id, self.version, preview_of(job.exchange.request), "", (), ()
+            )
+        rooms = tuple(
+            replace(r, room_key=redact_text(r.room_key), room_label=redact_text(r.room_label))
+            for r in card.room_assignments
+        )
         return replace(
             card,
             distiller=self.version,
             fallback=True,
             exchange_core=redact_text(card.exchange_core),
             specific_context=redact_text(card.specific_context),
-            room_assignments=tuple(
-                replace(r, room_key=redact_text(r.room_key), room_label=redact_text(r.room_label))
-                for r in card.room_assignments
-            ),
+            room_assignments=rooms,
             files_touched=job.files,
         )
+
+
+def _batch_groups(jobs: list[_Job]) -> list[list[_Job]]:
+    """Split a submission under the Message Batches limits (requests and bytes per batch)."""
+    groups: list[list[_Job]] = [[]]
+    size = 0
+    for job in jobs:
+        n = len(job.user_text.encode("utf-8")) + PER_REQUEST_OVERHEAD_BYTES
+        if groups[-1] and (len(groups[-1]) >= BATCH_MAX_REQUESTS or size + n > BATCH_MAX_BYTES):
+            groups.append([])
+            size = 0
+        groups[-1].append(job)
+        size += n
+    return groups

@@ -204,7 +204,10 @@ class PromptValues:
 def render(template: str, values: PromptValues) -> str:
     """Fill ``template``; unknown placeholders raise :class:`DistillError`."""
     check_template(template)
-    return template.format_map(values.values)
+    try:
+        return template.format_map(values.values)
+    except (ValueError, KeyError, IndexError) as exc:  # e.g. a numeric format spec on text
+        raise DistillError(f"the distillation template cannot be filled: {exc}") from None
 
 
 def _squash(text: str) -> str:

@@ -74,31 +74,35 @@ def _phrase_ok(term: str) -> bool:
             and term not in GENERIC)
 
 
-def concept_room(said: str, stats: CorpusStats, *, max_df_share: float = 0.2) -> Room | None:
+def _candidates(said: str) -> Counter:
     ts = [t for t in terms(said) if _phrase_ok(t)]
-    if not ts:
-        return None
+    found = Counter(ts)
+    found.update(f"{a} {b}" for a, b in zip(ts, ts[1:]) if a != b)
+    return found
+
+
+def concept_room(said: str, stats: CorpusStats, *, max_df_share: float = 0.15) -> Room | None:
+    """The phrase that best names what this exchange shares with a few others.
+
+    Score = (1 + log tf) · idf · log(df): idf favours distinctive phrases, log(df) favours
+    those that recur (a room of one exchange groups nothing); phrases in more than
+    ``max_df_share`` of the palace are too common to be a room.
+    """
     n = max(stats.n_docs, 1)
-
-    def shared(t: str) -> bool:
-        df = stats.term_df.get(t, 0)
-        return df >= 2 and df <= max(2, max_df_share * n)
-
-    tf = Counter(t for t in ts if shared(t))
-    if not tf:
+    ceiling = max(3, max_df_share * n)
+    best, best_score = None, 0.0
+    for phrase, tf in _candidates(said).items():
+        df = stats.term_df.get(phrase, 0)
+        if df < 2 or df > ceiling:
+            continue
+        score = (1 + math.log(tf)) * idf(phrase, stats) * math.log(df) * (1.6 if " " in phrase else 1.0)
+        if score > best_score or (score == best_score and best and phrase < best):
+            best, best_score = phrase, score
+    if best is None:
         return None
-    weight = {t: (1 + math.log(c)) * idf(t, stats) for t, c in tf.items()}
-    bigrams = Counter((a, b) for a, b in zip(ts, ts[1:]) if a != b and a in weight and b in weight)
-    top = max(weight, key=lambda t: (weight[t], t))
-    phrase = [top]
-    if bigrams:
-        (a, b), count = max(bigrams.items(), key=lambda kv: (kv[1] * (weight[kv[0][0]] + weight[kv[0][1]]), kv[0]))
-        if count >= 2 or top in (a, b):
-            phrase = [a, b]
-    key = re.sub(r"[^a-z0-9]+", "_", "_".join(phrase)).strip("_")
-    best = max(weight.values())
-    relevance = min(1.0, 0.4 + 0.6 * (sum(weight.get(p, 0) for p in phrase) / len(phrase)) / best)
-    return Room("concept", key, " ".join(phrase), round(relevance, 2))
+    key = re.sub(r"[^a-z0-9]+", "_", best).strip("_")
+    relevance = min(1.0, 0.4 + 0.15 * best_score)
+    return Room("concept", key, best, round(relevance, 2))
 
 
 def assign_rooms(exchange: Exchange, said: str, stats: CorpusStats) -> tuple[Room, ...]:

@@ -101,7 +101,7 @@ def distill_palace(
     pending_ids = {e.exchange_id for e in palace.pending_exchanges(version)}
     pending = [e for e in scope if e.exchange_id in pending_ids][:limit]
     summary = DistillSummary(version, total=len(pending), cached=len(scope) - len([e for e in scope if e.exchange_id in pending_ids]))
-    stats = corpus_stats(e.verbatim for e in everything)
+    stats = corpus_stats((e.verbatim for e in everything), (e.dialogue for e in everything))
     distiller.prepare(pending)
     start = time.perf_counter()
     try:

@@ -60,12 +60,24 @@ def terms(text: str) -> list[str]:
     return out
 
 
-def corpus_stats(texts: Iterable[str]) -> CorpusStats:
+def bigrams(ts: list[str]) -> set[str]:
+    """Adjacent term pairs, space-joined (terms never contain spaces, so keys cannot clash)."""
+    return {f"{a} {b}" for a, b in zip(ts, ts[1:]) if a != b}
+
+
+def corpus_stats(texts: Iterable[str], phrase_texts: Iterable[str] = ()) -> CorpusStats:
+    """Document frequencies of terms over ``texts`` and of bigrams over ``phrase_texts``.
+
+    Bigrams are counted over the (shorter) dialogue texts only: over whole exchanges with tool
+    output they would cost memory and add nothing a person would call a topic.
+    """
     df: Counter = Counter()
     n = 0
     for text in texts:
         n += 1
         df.update(set(terms(text)))
+    for text in phrase_texts:
+        df.update(bigrams(terms(text)))
     return CorpusStats(n_docs=n, term_df=dict(df))
 
 

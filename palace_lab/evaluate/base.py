@@ -2,9 +2,10 @@
 
 - **Run**: what one search mode returned for each query, ``{query_id: {exchange_id: score}}``.
   A higher score ranks higher. The rank of a result is derived, never stored: results are
-  sorted by score descending and ties are broken by exchange id in *descending* order, the
-  convention of trec_eval (``form_res_rels.c``: sort by sim, then by docno, both descending),
-  so a run we write as a TREC file and trec_eval reads is ranked identically.
+  sorted by score descending and ties are broken by exchange id *ascending*, the order the
+  search engine shows (``palace_lab.search.fusion.ranked``), so what is evaluated is what the
+  person saw, whatever the dict's insertion order. (trec_eval breaks ties by docno
+  *descending*; on a run file without tied scores the two agree exactly.)
 - **Qrels**: graded relevance judgments, ``{query_id: {exchange_id: grade}}`` with integer
   grades 0-3 (0 judged not relevant, 1 marginal, 2 relevant, 3 the exchange asked for). A pair
   absent from the qrels is *unjudged*, which is not the same as grade 0.
@@ -24,8 +25,8 @@ DEFAULT_REL_LEVEL = 2  # DESIGN.md: "grade >= 2 counts as relevant unless set"
 
 
 def ranked(results: Mapping[str, float]) -> list[str]:
-    """Exchange ids of one query's results, best first (score desc, then id desc: trec_eval)."""
-    return [doc for doc, _ in sorted(results.items(), key=lambda kv: (kv[1], kv[0]), reverse=True)]
+    """Exchange ids of one query's results, best first (score descending, then id ascending)."""
+    return [doc for doc, _ in sorted(results.items(), key=lambda kv: (-kv[1], kv[0]))]
 
 
 def top_k(results: Mapping[str, float], k: int | None) -> list[str]:

@@ -44,7 +44,7 @@ _WORD = re.compile(r"\w+")
 _IDENT = re.compile(
     r"(?<![\w/.\-])([A-Za-z_][A-Za-z0-9]*(?:[_.][A-Za-z0-9]+)+|[a-z]+[A-Z][A-Za-z0-9]+"
     r"|[A-Z][a-z0-9]+[A-Z][A-Za-z0-9]+)(?![\w/])")
-_ERROR = re.compile(r"([A-Z]\w*(?:Error|Exception)\b:?.*|\b(?:error|fatal|panic|FAILED)\b(?:\[\w+\])?:.*)")
+_ERROR = re.compile(r"([A-Z]\w*(?:Error|Exception):.*|\b(?:error|fatal|panic|FAILED)(?:\[\w+\])?:.*)")
 _SENTENCE = re.compile(r"[^.!?\n]+")
 STOPWORDS = frozenset("""a an the and or but if then of to in on at by for with from into as is are was were be
 been it its this that these those there here i me my we our you your they them what which who when where
@@ -66,7 +66,8 @@ def _content_words(text: str) -> list[str]:
 
 def _exact_terms(ex: Exchange, rng: random.Random) -> list[str]:
     found = dict.fromkeys(m.group(1) for m in _IDENT.finditer(ex.verbatim))
-    return [t for t in found if 5 <= len(t) <= 60 and t.rsplit(".", 1)[-1].lower() not in EXTENSIONS]
+    return [t for t in found if 5 <= len(t) <= 60 and not t.endswith(("Error", "Exception"))
+            and t.rsplit(".", 1)[-1].lower() not in EXTENSIONS]
 
 
 def _file_paths(ex: Exchange, rng: random.Random) -> list[str]:
@@ -144,10 +145,10 @@ class _Corpus:
 
 
 def _pick(position: int, ex: Exchange, qtype: str, corpus: _Corpus, rng: random.Random,
-          max_df: int) -> tuple[str, list[int]] | None:
-    """The exchange's rarest candidate of ``qtype`` found in at most ``max_df`` exchanges."""
-    candidates = sorted(CANDIDATES[qtype](ex, rng), key=lambda c: (corpus.df_bound(c), c))
-    for candidate in candidates[:5]:
+          max_df: int, taken: set[str]) -> tuple[str, list[int]] | None:
+    """The exchange's rarest new candidate of ``qtype`` found in at most ``max_df`` exchanges."""
+    candidates = sorted(CANDIDATES[qtype](ex, rng), key=lambda c: (corpus.df_bound(c), -len(c), c))
+    for candidate in [c for c in candidates if _norm(c) not in taken][:5]:
         if corpus.df_bound(candidate) > max_df:
             break
         hits = corpus.containing(candidate, qtype)
@@ -197,11 +198,12 @@ def known_item_queries(exchanges: Iterable[Exchange], *, n: int = 50, seed: int 
     quotas = _quotas(n, types)
     cursor = {t: 0 for t in types}  # next position in ``order`` each type will try
     used: set[int] = set()
+    taken: set[str] = set()  # query strings already used: no query twice
     made: list[tuple[str, int, str, list[int]]] = []
     while any(cursor[t] < len(order) and _count(made, t) < quotas[t] for t in types):
         for qtype in sorted(types, key=SCARCE_FIRST.index):  # rare types choose first
             if _count(made, qtype) < quotas[qtype]:
-                found = _next(qtype, order, cursor, used, exs, corpus, rng, max_df)
+                found = _next(qtype, order, cursor, (used, taken), exs, corpus, rng, max_df)
                 made.extend([found] if found else [])
     made.sort(key=lambda item: (types.index(item[0]), order.index(item[1])))
     return _assemble(made, corpus, n, seed, types, max_df)
@@ -211,14 +213,18 @@ def _count(made: list, qtype: str) -> int:
     return sum(1 for item in made if item[0] == qtype)
 
 
-def _next(qtype, order, cursor, used, exs, corpus, rng, max_df):
-    """The next unused exchange (from this type's cursor on) that yields a ``qtype`` query."""
+def _next(qtype, order, cursor, seen, exs, corpus, rng, max_df):
+    """The next unused exchange (from this type's cursor on) that yields a new ``qtype`` query."""
+    used, taken = seen
     while cursor[qtype] < len(order):
         position = order[cursor[qtype]]
         cursor[qtype] += 1
-        picked = None if position in used else _pick(position, exs[position], qtype, corpus, rng, max_df)
+        if position in used:
+            continue
+        picked = _pick(position, exs[position], qtype, corpus, rng, max_df, taken)
         if picked:
             used.add(position)
+            taken.add(_norm(picked[0]))
             return (qtype, position, *picked)
     return None
 

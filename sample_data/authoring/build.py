@@ -12,6 +12,11 @@ The conversations themselves are written by hand in ``<project>.py`` files (``PR
 
 Run: ``.venv/bin/python sample_data/authoring/build.py``. Output is deterministic.
 
+A project file defines ``PROJECT`` ({"name", "cwd", "git_branch"}), ``SESSIONS`` (each
+{"session_id", "start" (ISO, Z), "format": "claude-code" (default) | "codex" | "chatgpt",
+"title" (chatgpt), "git_branch"?, "turns": [...]}) and ``QUERIES`` (each {"query_id", "query",
+"type", "judgments": {turn label: grade 0-3}}).
+
 Turn kinds inside a session's ``turns`` list:
   {"user": text, "label": name}     a request typed by the person (label: for judgments)
   {"assistant": text}               agent prose
@@ -158,6 +163,13 @@ def write_codex(project: dict, session: dict) -> Path:
                                   "content": [{"type": "output_text", "text": turn["assistant"]}]})
         elif "tool" in turn:
             call_id = "call_" + _uuid(sid, "c", str(i)).replace("-", "")[:20]
+            if turn["tool"] == "apply_patch":  # Codex logs patches as custom tool calls
+                patch = turn["input"].get("patch", json.dumps(turn["input"]))
+                put("response_item", {"type": "custom_tool_call", "name": "apply_patch",
+                                      "input": patch, "call_id": call_id})
+                put("response_item", {"type": "custom_tool_call_output", "call_id": call_id,
+                                      "output": turn["result"]})
+                continue
             put("response_item", {"type": "function_call", "name": turn["tool"],
                                   "arguments": json.dumps(turn["input"]), "call_id": call_id})
             put("response_item", {"type": "function_call_output", "call_id": call_id,
@@ -233,13 +245,17 @@ def resolve_labels(labels: dict[str, tuple[str, str]]) -> dict[str, str]:
 
     with tempfile.TemporaryDirectory() as tmp:
         palace = Palace.open(Path(tmp) / "sample.db")
-        ingest_paths(palace, [OUT / "claude_code", OUT / "codex", OUT / "chatgpt"])
+        ingest_paths(palace, [p for p in (OUT / "claude_code", OUT / "codex", OUT / "chatgpt")
+                              if p.exists()])
         by_request = {(e.conversation_id, " ".join(e.request.split())): e.exchange_id
                       for e in palace.exchanges()}
         palace.close()
+    from palace_lab.ingest.claude_code import person_words
+
     out = {}
     for label, (conv, text) in labels.items():
-        key = (conv, " ".join(text.split()))
+        # The ingest keeps IDE/system blocks out of the request: compare the person's words.
+        key = (conv, " ".join(person_words(text).split()))
         if key not in by_request:
             raise ValueError(f"label {label!r}: no exchange opens with that request")
         out[label] = by_request[key]

@@ -54,9 +54,10 @@ def edit(path, old, new, result=None):
             "result": result}
 
 
-def write(path, content):
-    return {"tool": "Write", "input": {"file_path": path, "content": content},
-            "result": f"File created successfully at: {path}"}
+def write(path, content, existed=False):
+    result = (f"The file {path} has been updated successfully." if existed
+              else f"File created successfully at: {path}")
+    return {"tool": "Write", "input": {"file_path": path, "content": content}, "result": result}
 
 
 def grep(pattern, result, path=None, output_mode="content", **extra):
@@ -194,6 +195,15 @@ Content-Type: text/html"""),
 Verified with wscat through port 5173: the relay's `hello` frame comes back. No client change needed — same-origin URLs keep working in production where the relay serves the static build.
 
 Side note while I was in `liveSocket.ts`: it reconnects on a fixed `reconnectDelayMs: 500` with no backoff. Fine for dev, but worth revisiting before many dashboards point at one relay."""),
+        W(6),
+        U("""btw CI is still on node 20, is that ok for vite 7?""", "tw-node-version"),
+        bash("grep -n 'node-version' .github/workflows/ci.yml; pnpm --filter @tidewatch/web exec node -p \"require('vite/package.json').engines.node\"",
+             "Compare CI's Node version with Vite's engines range",
+             """10:          node-version: 20.11
+^20.19.0 || >=22.12.0"""),
+        A("""Not really: Vite 7 declares `^20.19.0 || >=22.12.0` and CI pins `20.11`, below that range. It may build by luck today, but it's unsupported, and the relay targets Node 22 anyway (dev, Dockerfile). Bumping CI to 22 so all three agree."""),
+        edit(f"{ROOT}/.github/workflows/ci.yml", """          node-version: 20.11""", """          node-version: 22"""),
+        A("""Changed `.github/workflows/ci.yml` to `node-version: 22` (resolves to the latest 22.x). Same major as local dev and the `node:22` image, and inside Vite 7's supported range (`>=22.12.0`)."""),
         W(25),
         U("""ok next. the zod schemas for the metric frames are copy-pasted between apps/web/src/types/metrics.ts and apps/relay/src/schema.ts and they've drifted — relay has `unit` on the series meta, web doesn't, so the hello frame type on the web side is wrong. move them into packages/shared so both import the same thing. packages/shared exists but only has a constants file right now""", "tw-zod-move-1"),
         todo([
@@ -315,7 +325,7 @@ export type ServerFrame = z.infer<typeof ServerFrame>;
 """),
         write(f"{ROOT}/packages/shared/src/index.ts", """export * from './constants';
 export * from './schema';
-"""),
+""", existed=True),
         bash("pnpm --filter @tidewatch/shared add zod@^4.1.5 && pnpm --filter @tidewatch/web --filter @tidewatch/relay add '@tidewatch/shared@workspace:*'",
              "Add zod to shared and the workspace dependency to both apps",
              """packages/shared                          |  +1 +
@@ -821,7 +831,7 @@ export function broadcast(frame: MetricFrame) {
 export function clientCount() {
   return clients.size;
 }
-"""),
+""", existed=True),
         edit(f"{ROOT}/apps/relay/src/ws/handler.ts", """    registerClient(socket);
     socket.send(JSON.stringify(hello()));""", """    const client = registerClient(socket);
     socket.send(JSON.stringify(hello()));
@@ -1006,9 +1016,16 @@ Results with 200 clients, relay down from t=2 s to t=10 s:
 | fixed `reconnectDelayMs: 500` | 400/s, flat | all 200 within ~0.5 s |
 | backoff + full jitter (500 → 30 000) | 241 → 113 → 43 → ~20 | spread, peak ~22/s, tail to ~20 s |
 
-So the old client turned 8 s of downtime into ~3,200 attempts; the new one makes ~650 and arrives back in a trickle. The tail is the price: some clients wait up to the current window (here ~8-16 s) before reconnecting. If that feels too slow on a wall display we can lower the cap, but I'd keep jitter either way.
+So the old client turned 8 s of downtime into ~3,200 attempts; the new one makes ~690 and arrives back in a trickle. The tail is the price: some clients wait up to the current window (here ~8-16 s) before reconnecting. If that feels too slow on a wall display we can lower the cap, but I'd keep jitter either way.
 
 Note the script resets `attempt` on `open`, same as the client."""),
+        W(10),
+        U("""q: why full jitter and not just exponential + like ±20% random on top? feels weird that a client might retry after 3ms on attempt 5""", "tw-jitter-why"),
+        A("""Because ±20% keeps the crowd together. With "exponential ± 20%", every client that failed at the same moment lands in a narrow band around the same delay (e.g. 7.2-10.8 s on attempt 5), so the relay still sees one wave per attempt — smaller peaks, but the same shape. Full jitter spreads the attempts uniformly over the whole 0-16 s window, which is what flattens the histogram you just saw (peak ~22/s instead of waves).
+
+Retrying after 3 ms on attempt 5 is fine: it's one client among many, and if it fails again attempt 6 has a 32 s window (capped at 30 s). The expected delay is still half the window, so on average clients back off exponentially.
+
+If the early-retry tail ever bothers you, "decorrelated jitter" (`delay = min(cap, random(base, prev * 3))`) is the usual middle ground. I wouldn't switch without a reason; full jitter is the best at spreading load."""),
     ],
 })
 
@@ -1962,6 +1979,13 @@ function LiveLines({ seriesId, meta }: Props) {
 - `apps/web/src/lib/lttb.ts`: LTTB downsampling to about one point per pixel of chart width (min 50); 3,600 points → ~400 for a typical panel. Gaps (null) are never dropped. Unit tests for the shape and gap cases added (3 tests).
 
 The profiler should now show ~12 chart renders per tick on the big board (the visible ones) instead of 40."""),
+        W(12),
+        U("""why does useLiveSeries select versions[id] and then read the buffer with getState()? looks redundant, can't it just select s.buffers[id]""", "tw-why-version-counter"),
+        A("""It would compile, but the chart would stop updating. The ring buffers are mutated in place (`buf.push(...)`), so `s.buffers[id]` is the same object before and after every append. Zustand compares the selector's result with `Object.is`; same reference → "nothing changed" → no re-render.
+
+`versions[id]` is a number that changes on every append, so selecting it is what makes the component re-render, and `useMemo([seriesId, version])` then materialises a fresh array for Recharts (which also needs a new array reference to redraw).
+
+The alternative would be copying the buffer on every append so the reference changes — which is exactly the per-tick allocation the ring buffer was introduced to avoid."""),
         W(30),
         U("""the relay sends one frame per series per tick so ~40 frames/s each hit the store separately. would batching them into one store update per animation frame help?""", "tw-chart-perf-4"),
         A("Likely yes: each `set()` notifies every subscriber, so every mounted selector runs 40 times per second even if only one series changed — roughly 40 × (number of subscribers) selector calls. Let me batch in `liveConnection` and add an `appendMany` to the store."),
@@ -2453,6 +2477,17 @@ Simulated a cold start locally (deleted `node_modules/.vite`, `CI=1`): 6 passed 
 - `.github/workflows/ci.yml`: e2e runs with `--fail-on-flaky-tests`, and `playwright-report` is uploaded on failure (kept 14 days).
 
 Net effect: a flaky test still turns CI red, but the report contains the trace of the failed attempt, so "can't reproduce locally" becomes "open the trace"."""),
+        W(30),
+        U("""how do I open the trace from the CI artifact locally again""", "tw-pw-trace-howto"),
+        A("""Download the `playwright-report` artifact from the failed run, unzip it, then either:
+
+```sh
+pnpm --filter @tidewatch/web exec playwright show-trace path/to/playwright-report/data/<hash>.zip
+```
+
+or open the HTML report, which links each retry's trace: `pnpm --filter @tidewatch/web exec playwright show-report path/to/playwright-report`.
+
+Without installing anything, https://trace.playwright.dev opens a trace zip in the browser (it's processed locally). With `trace: 'on-first-retry'`, the trace exists only for tests that failed once, so the failing attempt is the one you'll see."""),
         W(1500),
         U("""the one screenshot test (empty board) fails on my mac: "2143 pixels (ratio 0.01 of all image pixels) are different". CI is fine with it. ugh""", "tw-pw-fonts"),
         grep("snapshotPathTemplate|toHaveScreenshot", """apps/web/playwright.config.ts:8:  snapshotPathTemplate: '{testDir}/__screenshots__/{testFilePath}/{arg}{ext}',
@@ -2534,7 +2569,7 @@ COPY --from=build /out/relay ./
 COPY --from=build /repo/apps/web/dist ./public
 EXPOSE 8787
 CMD ["node", "dist/server.js"]
-"""),
+""", existed=True),
         edit(f"{ROOT}/apps/relay/package.json", """    "start": "tsx src/server.ts",""", """    "dev": "tsx watch src/server.ts",
     "build": "tsc -p tsconfig.build.json",
     "start": "node dist/server.js","""),
@@ -2662,8 +2697,8 @@ Error [ERR_MODULE_NOT_FOUND]: Cannot find module '/app/node_modules/@tidewatch/s
 export * from './schema.js';
       Tests  18 passed (18)
       Tests  23 passed (23)
-{"level":30,"time":1791280713512,"pid":1,"hostname":"b3c1e0f9a2d4","msg":"poller started: 14 series, every 1000ms"}
-{"level":30,"time":1791280713540,"pid":1,"hostname":"b3c1e0f9a2d4","msg":"Server listening at http://0.0.0.0:8787"}
+{"level":30,"time":1791280556512,"pid":1,"hostname":"b3c1e0f9a2d4","msg":"poller started: 14 series, every 1000ms"}
+{"level":30,"time":1791280556540,"pid":1,"hostname":"b3c1e0f9a2d4","msg":"Server listening at http://0.0.0.0:8787"}
 {"ok":true,"clients":0,"uptime":1.9}
 189MB"""),
         A("""The container starts and serves `/healthz`; image is 189 MB.
@@ -3224,7 +3259,7 @@ describe('reconnect backoff', () => {
     expect(FlappingSocket.instances.length).toBeLessThanOrEqual(8);
   });
 });
-"""),
+""", existed=True),
         bash("pnpm -r exec tsc --noEmit && pnpm -r test 2>&1 | grep -E 'Tests |FAIL|liveSocket'",
              "Typecheck and run all unit tests",
              """      Tests  22 passed (22)
@@ -3388,7 +3423,7 @@ export function ConnectionBanner() {
     </div>
   );
 }
-"""),
+""", existed=True),
         write(f"{ROOT}/apps/web/src/components/ConnectionBanner.test.tsx", """import { act, fireEvent, render, screen } from '@testing-library/react';
 import { afterEach, beforeEach, expect, it, vi } from 'vitest';
 import { liveConnection } from '../lib/liveConnection';
@@ -3643,6 +3678,27 @@ export default defineConfig({
              """ Test Files  27 passed (27)
       Tests  54 passed (54)"""),
         A("""Replaced `vitest.workspace.ts` with a root `vitest.config.ts` using `test.projects: ['apps/web', 'apps/relay', 'packages/shared']` (same list, same per-project configs). The deprecation warning is gone; `pnpm vitest run` from the root runs all 54 tests across the three projects. `pnpm -r test` still works as before."""),
+        W(5),
+        U("""delete my local branches that are already merged""", "tw-git-cleanup"),
+        bash("git fetch -p -q && git branch --merged main | grep -vE '^\\*|^ +main$'",
+             "List local branches merged into main",
+             """  ci-cache-old
+  docker-multistage
+  flaky-e2e
+  relay-auth
+  reconnect-backoff
+  shared-schemas
+  tz-labels"""),
+        bash("git branch --merged main | grep -vE '^\\*|^ +main$' | xargs git branch -d",
+             "Delete them (safe -d, refuses unmerged work)",
+             """Deleted branch ci-cache-old (was 4e1b7c0).
+Deleted branch docker-multistage (was 8a02d5f).
+Deleted branch flaky-e2e (was c71f9e3).
+Deleted branch relay-auth (was 19d6b4a).
+Deleted branch reconnect-backoff (was e5a3f20).
+Deleted branch shared-schemas (was 5be0e77).
+Deleted branch tz-labels (was 0f8c2d1)."""),
+        A("""Deleted 7 local branches that were fully merged into `main` (`git branch -d`, which refuses anything unmerged). `main` and your current branch were excluded; remote branches untouched (`git fetch -p` only pruned stale remote-tracking refs)."""),
         W(15),
         U("""tooltip on the memory charts shows 1073741824 instead of something readable. bytes should be like 1.00 GiB""", "tw-units-format"),
         read(f"{ROOT}/apps/web/src/lib/formatValue.ts", """     1→import type { Unit } from '@tidewatch/shared';
@@ -3696,3 +3752,714 @@ export function formatValue(v: number, unit: Unit): string {"""),
 - Three new cases in `formatValue.test.ts`."""),
     ],
 })
+
+# ---------------------------------------------------------------------------------------------
+# 2026-10-28 Codex CLI: image size regression, token rotation, CI caching
+# ---------------------------------------------------------------------------------------------
+
+SESSIONS.append({
+    "session_id": "01a182a1-bc40-7a93-8e17-4d0b6f2c9e58",
+    "format": "codex",
+    "start": "2026-10-28T13:10:00Z",
+    "title": "image regression, token rotation, CI cache",
+    "turns": [
+        U("""docker image is 243MB again, it was 189 after the multi-stage rework three weeks ago. what crept in?""", "tw-cx-image-regress"),
+        sh("docker run --rm --entrypoint sh tidewatch:dev -c 'du -sh /app/node_modules/.pnpm/* | sort -h | tail -5; echo; du -sh /app/public; find /app/public -name \"*.map\" -exec du -ch {} + | tail -1'", """1.9M	/app/node_modules/.pnpm/pino@9.9.0
+2.4M	/app/node_modules/.pnpm/fastify@5.5.0
+4.1M	/app/node_modules/.pnpm/tsx@4.20.5
+10.2M	/app/node_modules/.pnpm/@esbuild+linux-x64@0.25.9
+23.1M	/app/node_modules/.pnpm/typescript@5.9.2
+
+18.6M	/app/public
+15.9M	total""", wall="2.8"),
+        sh("git log --oneline -S'\"typescript\"' -- apps/relay/package.json | head -3; git log --oneline -S'sourcemap' -- apps/web/vite.config.ts | head -2; grep -n -A3 '\"dependencies\"' apps/relay/package.json; grep -n 'sourcemap' apps/web/vite.config.ts", """b71e0d4 relay: run history migration in the container
+e93a2c1 web: sourcemaps for debugging the DST thing
+3c6f1a8 web: vite 7 + react 19 setup
+  "dependencies": {
+    "@fastify/static": "^8.2.0",
+    "@fastify/websocket": "^11.2.0",
+    "@tidewatch/shared": "workspace:*",
+      sourcemap: true,""", wall="0.4"),
+        sh("git show b71e0d4 --stat && git show b71e0d4 -- apps/relay/package.json | grep '^[-+] '", """commit b71e0d4c91a3e2f5d7b06e48a1c93f2d5e7b1a04
+Author: Mira <mira@tidewatch.dev>
+Date:   Wed Oct 21 16:02:11 2026 +0200
+
+    relay: run history migration in the container
+
+ Dockerfile                     |  1 +
+ apps/relay/package.json        |  5 +++--
+ apps/relay/scripts/migrate.ts  | 48 ++++++++++++++++++++++++++++++++++++++++
++    "migrate": "tsx scripts/migrate.ts",
+-    "tsx": "^4.20.5",
+-    "typescript": "^5.9.2"
++    "tsx": "^4.20.5",
++    "typescript": "^5.9.2","""),
+        A("""Two things, ~54 MB together:
+
+1. **b71e0d4 (Oct 21)** moved `tsx` and `typescript` from devDependencies into dependencies so `pnpm migrate` (`tsx scripts/migrate.ts`) could run inside the container. With `pnpm deploy --prod` that pulls `typescript` (23.1 MB), `tsx` (4.1 MB) and its esbuild binary (10.2 MB) into the image: ~37 MB.
+2. **e93a2c1** set `build.sourcemap: true` in `apps/web/vite.config.ts` for the DST debugging; the maps are served from `/app/public` (15.9 MB of `.map` files) — and publicly downloadable, which also exposes the source.
+
+Fix: compile the migration script with the relay's normal `tsc` build and run it with `node`, move `tsx`/`typescript` back to devDependencies; build source maps as `hidden` (generated, not referenced from the bundle), remove them from what goes into the image, and keep them as a CI artifact for decoding stack traces."""),
+        patch("""*** Begin Patch
+*** Update File: apps/relay/package.json
+@@
+-    "migrate": "tsx scripts/migrate.ts",
++    "migrate": "node dist/scripts/migrate.js",
+@@
+     "@tidewatch/shared": "workspace:*",
+     "fastify": "^5.5.0",
+-    "prom-client": "^15.1.3",
+-    "tsx": "^4.20.5",
+-    "typescript": "^5.9.2"
++    "prom-client": "^15.1.3"
+   },
+   "devDependencies": {
++    "tsx": "^4.20.5",
++    "typescript": "^5.9.2",
+     "vitest": "^3.2.4"
+*** Update File: apps/relay/tsconfig.build.json
+@@
+-  "include": ["src"],
++  "include": ["src", "scripts"],
++  "compilerOptions": { "rootDir": "." },
+*** Update File: apps/web/vite.config.ts
+@@
+-    sourcemap: true,
++    // maps are generated for CI artifacts / stack-trace decoding, but not referenced or shipped
++    sourcemap: 'hidden',
+*** Update File: Dockerfile
+@@
+ RUN pnpm -r build
++# keep source maps out of the image (CI uploads them separately)
++RUN find apps/web/dist -name '*.map' -delete
+*** End Patch""", "M apps/relay/package.json\nM apps/relay/tsconfig.build.json\nM apps/web/vite.config.ts\nM Dockerfile"),
+        sh("pnpm install >/dev/null && pnpm --filter @tidewatch/relay build && ls apps/relay/dist/scripts apps/relay/dist/src | head -4", """apps/relay/dist/scripts:
+migrate.js
+apps/relay/dist/src:
+app.js""", wall="6.3"),
+        A("`rootDir: \".\"` moved the compiled server to `dist/src/server.js`; the start script and Dockerfile `CMD` point at `dist/server.js`. Fixing those paths rather than restructuring the build."),
+        patch("""*** Begin Patch
+*** Update File: apps/relay/package.json
+@@
+-    "start": "node dist/server.js",
++    "start": "node dist/src/server.js",
+*** Update File: Dockerfile
+@@
+-CMD ["node", "dist/server.js"]
++CMD ["node", "dist/src/server.js"]
+*** End Patch""", "M apps/relay/package.json\nM Dockerfile"),
+        sh("docker build -q --build-arg BUILD_ID=$(git rev-parse --short HEAD) -t tidewatch:dev . >/dev/null && docker images tidewatch:dev --format '{{.Size}}' && docker run --rm --entrypoint sh tidewatch:dev -c 'ls node_modules/.pnpm | grep -cE \"^(typescript|tsx)@\"; find public -name \"*.map\" | wc -l; node dist/scripts/migrate.js --dry-run'", """191MB
+0
+0
+migrate: 3 history tables up to date (dry run)""", wall="48.0"),
+        A("""Back to **191 MB** (from 243 MB).
+
+- `apps/relay/package.json`: `tsx` and `typescript` are devDependencies again; `migrate` runs the compiled `node dist/scripts/migrate.js`. `tsconfig.build.json` now includes `scripts/` (with `rootDir: "."`, so the server moved to `dist/src/server.js` — `start` and the Dockerfile `CMD` updated accordingly).
+- `apps/web/vite.config.ts`: `sourcemap: 'hidden'` — maps are still produced, without a `sourceMappingURL` comment in the bundle.
+- `Dockerfile`: deletes `apps/web/dist/**/*.map` after the build, so no maps are shipped or publicly served.
+
+Checked inside the new image: no `typescript`/`tsx` in `node_modules`, no `.map` files, `migrate.js --dry-run` works.
+
+The remaining 2 MB over 189 is `prom-client` and the metrics code. If you want the maps for decoding production stack traces, add an `upload-artifact` step for `apps/web/dist/**/*.map` in CI."""),
+        W(40),
+        U("""need to rotate the relay token (the old one was pasted in a slack channel, oops). but I can't update all the display URLs at the same moment. support old+new in parallel for a while?""", "tw-cx-auth-rotate"),
+        sh("cat apps/relay/src/auth/token.ts && rg -n 'authToken' apps/relay/src --glob '!*.test.ts'", """import { createHash, timingSafeEqual } from 'node:crypto';
+
+const digest = (s: string) => createHash('sha256').update(s).digest();
+
+export function tokenMatches(presented: string | undefined, expected: string): boolean {
+  if (!presented) return false;
+  return timingSafeEqual(digest(presented), digest(expected));
+}
+
+export const CLOSE_UNAUTHORIZED = 4401;
+apps/relay/src/config.ts:4:  authToken: process.env.RELAY_AUTH_TOKEN,
+apps/relay/src/auth/routes.ts:9:    if (config.authToken && !tokenMatches(bearer, config.authToken)) {
+apps/relay/src/app.ts:14:  const authToken = opts.authToken ?? config.authToken;"""),
+        A("""Plan: `RELAY_AUTH_TOKENS` as a comma-separated list (the single `RELAY_AUTH_TOKEN` keeps working). A request is accepted if it matches any token; every token is compared (no early exit), so timing doesn't reveal which one is valid. To know when the old token is no longer used, the match is recorded by a **token id** — the first 8 hex chars of its SHA-256, never the token — in the log and in `relay_ws_tickets_total{token_id}`."""),
+        patch("""*** Begin Patch
+*** Update File: apps/relay/src/auth/token.ts
+@@
+ const digest = (s: string) => createHash('sha256').update(s).digest();
+ 
+-export function tokenMatches(presented: string | undefined, expected: string): boolean {
+-  if (!presented) return false;
+-  return timingSafeEqual(digest(presented), digest(expected));
+-}
++/** Short, non-secret identifier of a token for logs and metrics. */
++export const tokenId = (token: string) => digest(token).toString('hex').slice(0, 8);
++
++/**
++ * The id of the accepted token that matches, or undefined. Compares against every token so
++ * the time taken does not depend on which one (if any) matched.
++ */
++export function matchToken(presented: string | undefined, accepted: readonly string[]): string | undefined {
++  if (!presented) return undefined;
++  const p = digest(presented);
++  let match: string | undefined;
++  for (const t of accepted) {
++    if (timingSafeEqual(p, digest(t))) match ??= tokenId(t);
++  }
++  return match;
++}
++
++/** RELAY_AUTH_TOKENS="new,old" (rotation) or RELAY_AUTH_TOKEN="one". Empty entries ignored. */
++export function parseTokens(env: NodeJS.ProcessEnv): string[] {
++  const raw = env.RELAY_AUTH_TOKENS ?? env.RELAY_AUTH_TOKEN ?? '';
++  return raw.split(',').map((t) => t.trim()).filter(Boolean);
++}
+*** Update File: apps/relay/src/config.ts
+@@
+-  authToken: process.env.RELAY_AUTH_TOKEN,
++  authTokens: parseTokens(process.env),
+@@
+-if (process.env.NODE_ENV === 'production' && !config.authToken) {
+-  throw new Error('RELAY_AUTH_TOKEN must be set in production');
++if (process.env.NODE_ENV === 'production' && config.authTokens.length === 0) {
++  throw new Error('RELAY_AUTH_TOKENS (or RELAY_AUTH_TOKEN) must be set in production');
+ }
+*** Update File: apps/relay/src/auth/routes.ts
+@@
+-    if (config.authToken && !tokenMatches(bearer, config.authToken)) {
+-      tickets.inc({ result: 'rejected' });
++    const id = tokens.length ? matchToken(bearer, tokens) : 'none';
++    if (!id) {
++      tickets.inc({ result: 'rejected', token_id: '' });
+       return reply.code(401).send({ error: 'unauthorized' });
+     }
+-    tickets.inc({ result: 'issued' });
++    req.log.info({ tokenId: id }, 'ticket issued');
++    tickets.inc({ result: 'issued', token_id: id });
+     return issueTicket();
+*** Update File: apps/relay/src/metrics.ts
+@@
+-export const tickets = new client.Counter({ name: 'relay_ws_tickets_total', help: 'Ticket requests by result', labelNames: ['result'], registers: [registry] });
++export const tickets = new client.Counter({ name: 'relay_ws_tickets_total', help: 'Ticket requests by result and token id', labelNames: ['result', 'token_id'], registers: [registry] });
+*** Add File: apps/relay/src/auth/token.test.ts
++import { describe, expect, it } from 'vitest';
++import { matchToken, parseTokens, tokenId } from './token';
++
++describe('token rotation', () => {
++  it('accepts any listed token and reports which one', () => {
++    expect(matchToken('old', ['new', 'old'])).toBe(tokenId('old'));
++    expect(matchToken('new', ['new', 'old'])).toBe(tokenId('new'));
++    expect(matchToken('leaked', ['new'])).toBeUndefined();
++  });
++  it('parses the env list, falling back to the single variable', () => {
++    expect(parseTokens({ RELAY_AUTH_TOKENS: ' new, old ,' })).toEqual(['new', 'old']);
++    expect(parseTokens({ RELAY_AUTH_TOKEN: 'one' })).toEqual(['one']);
++    expect(parseTokens({})).toEqual([]);
++  });
++});
+*** End Patch""", "M apps/relay/src/auth/token.ts\nM apps/relay/src/config.ts\nM apps/relay/src/auth/routes.ts\nM apps/relay/src/metrics.ts\nA apps/relay/src/auth/token.test.ts"),
+        sh("pnpm --filter @tidewatch/relay exec tsc --noEmit 2>&1 | head -4", """src/app.ts(14,31): error TS2339: Property 'authToken' does not exist on type '{ port: number; heartbeatIntervalMs: number; authTokens: string[]; logLevel: string; }'.
+src/auth/auth.test.ts(8,30): error TS2353: Object literal may only specify known properties, and 'authToken' does not exist in type 'AppOptions'.""", code=2, wall="3.3"),
+        patch("""*** Begin Patch
+*** Update File: apps/relay/src/app.ts
+@@
+-  const authToken = opts.authToken ?? config.authToken;
++  const tokens = opts.authTokens ?? config.authTokens;
+*** Update File: apps/relay/src/auth/auth.test.ts
+@@
+-  app = await buildApp({ authToken: 'test-token', logger: false });
++  app = await buildApp({ authTokens: ['test-token', 'old-token'], logger: false });
+*** End Patch""", "M apps/relay/src/app.ts\nM apps/relay/src/auth/auth.test.ts"),
+        sh("pnpm --filter @tidewatch/relay exec tsc --noEmit && pnpm --filter @tidewatch/relay test 2>&1 | tail -3", """ Test Files  8 passed (8)
+      Tests  27 passed (27)
+   Duration  1.02s""", wall="5.0"),
+        patch("""*** Begin Patch
+*** Update File: docs/ops.md
+@@
++## Rotating the relay token
++
++1. Generate a new token: `openssl rand -base64 32`.
++2. Deploy with both: `RELAY_AUTH_TOKENS=<new>,<old>`.
++3. Update the display links (`https://tidewatch…/#token=<new>`) at your own pace.
++4. Watch `relay_ws_tickets_total{result="issued"}` by `token_id` (the id is the first 8 hex chars of
++   the token's SHA-256: `printf %s "$TOKEN" | sha256sum | cut -c1-8`). When the old id stops
++   increasing, deploy with `RELAY_AUTH_TOKENS=<new>` only.
++
++Tickets already issued stay valid for their 30 s, and open WebSockets are not cut when a token is
++removed; restart the relay if a leaked token must stop working immediately.
+*** End Patch""", "M docs/ops.md"),
+        A("""Rotation is supported.
+
+- `apps/relay/src/auth/token.ts`: `parseTokens()` reads `RELAY_AUTH_TOKENS="new,old"` (falls back to `RELAY_AUTH_TOKEN`); `matchToken()` compares against every accepted token with `timingSafeEqual` on SHA-256 digests and returns the matching **token id** (first 8 hex chars of the hash). `tokenMatches` is gone.
+- `apps/relay/src/auth/routes.ts`: ticket issuance logs `tokenId` and counts `relay_ws_tickets_total{result, token_id}` so you can see when nobody uses the old token anymore.
+- `config.ts` / `app.ts`: `authTokens: string[]`; production still refuses to start without one.
+- Tests: `token.test.ts` (matching, env parsing), `auth.test.ts` runs with two tokens. Relay suite 27/27.
+- `docs/ops.md`: the rotation procedure, including how to compute a token's id.
+
+For the leaked one: deploy `RELAY_AUTH_TOKENS=<new>,<old>` now, move the displays, then drop the old one. Since it was leaked, I'd keep that window short — existing WebSockets survive a token removal, so restart the relay when you drop it."""),
+        W(10),
+        U("""bump fastify + @fastify/websocket + @fastify/static to latest within their majors and run the relay tests""", "tw-cx-bump-fastify"),
+        sh("pnpm --filter @tidewatch/relay up fastify @fastify/websocket @fastify/static && pnpm --filter @tidewatch/relay ls fastify @fastify/websocket @fastify/static", """Progress: resolved 431, reused 409, downloaded 3, added 3, done
+dependencies:
+@fastify/static 8.2.0
+@fastify/websocket 11.2.0
+fastify 5.6.1""", wall="4.2"),
+        sh("pnpm --filter @tidewatch/relay exec tsc --noEmit && pnpm --filter @tidewatch/relay test 2>&1 | tail -3 && git diff --stat", """ Test Files  8 passed (8)
+      Tests  27 passed (27)
+   Duration  1.07s
+ apps/relay/package.json |  2 +-
+ pnpm-lock.yaml          | 18 +++++++++---------
+ 2 files changed, 10 insertions(+), 10 deletions(-)""", wall="6.0"),
+        A("""Only `fastify` had a newer release in range: 5.5.0 → 5.6.1. `@fastify/websocket` (11.2.0) and `@fastify/static` (8.2.0) were already the latest within their majors. Typecheck clean, relay tests 27/27. Changes: `apps/relay/package.json` and `pnpm-lock.yaml` — commit them together or CI's frozen lockfile will complain."""),
+        W(35),
+        U("""CI takes ~9 min and more than half is pnpm install + downloading playwright browsers. cache them""", "tw-cx-ci-cache"),
+        sh("sed -n '1,60p' .github/workflows/ci.yml", """name: ci
+on: [push, pull_request]
+jobs:
+  test:
+    runs-on: ubuntu-24.04
+    steps:
+      - uses: actions/checkout@v4
+      - uses: actions/setup-node@v4
+        with:
+          node-version: 22
+      - run: corepack enable
+      - run: pnpm install
+      - run: pnpm -r exec tsc --noEmit
+      - run: pnpm -r test
+      - run: pnpm --filter @tidewatch/web build
+      - run: pnpm --filter @tidewatch/web exec playwright install --with-deps chromium
+      - run: pnpm --filter @tidewatch/web e2e --fail-on-flaky-tests
+      - uses: actions/upload-artifact@v4
+        if: failure()
+        with:
+          name: playwright-report
+          path: apps/web/playwright-report
+          retention-days: 14"""),
+        patch("""*** Begin Patch
+*** Update File: .github/workflows/ci.yml
+@@
+       - uses: actions/checkout@v4
+-      - uses: actions/setup-node@v4
++      # pnpm first, so setup-node can find it and cache the pnpm store (keyed on pnpm-lock.yaml)
++      - uses: pnpm/action-setup@v4
++      - uses: actions/setup-node@v4
+         with:
+           node-version: 22
+-      - run: corepack enable
+-      - run: pnpm install
++          cache: pnpm
++      - run: pnpm install --frozen-lockfile
+       - run: pnpm -r exec tsc --noEmit
+       - run: pnpm -r test
+       - run: pnpm --filter @tidewatch/web build
+-      - run: pnpm --filter @tidewatch/web exec playwright install --with-deps chromium
++      - name: Playwright version
++        id: pw
++        run: echo "version=$(pnpm --filter @tidewatch/web exec playwright --version | awk '{print $2}')" >> "$GITHUB_OUTPUT"
++      - name: Cache Playwright browsers
++        id: pw-cache
++        uses: actions/cache@v4
++        with:
++          path: ~/.cache/ms-playwright
++          key: playwright-${{ runner.os }}-${{ steps.pw.outputs.version }}
++      # browsers from cache still need the OS libraries, which live outside the cached folder
++      - if: steps.pw-cache.outputs.cache-hit != 'true'
++        run: pnpm --filter @tidewatch/web exec playwright install --with-deps chromium
++      - if: steps.pw-cache.outputs.cache-hit == 'true'
++        run: pnpm --filter @tidewatch/web exec playwright install-deps chromium
+       - run: pnpm --filter @tidewatch/web e2e --fail-on-flaky-tests
+*** End Patch""", "M .github/workflows/ci.yml"),
+        sh("grep -n '\"packageManager\"' package.json && npx --yes action-validator .github/workflows/ci.yml && echo valid", """3:  "packageManager": "pnpm@10.15.1",
+valid""", wall="5.9"),
+        sh("git push -q -u origin ci-cache && sleep 5 && gh run watch --exit-status $(gh run list -b ci-cache -L 1 --json databaseId -q '.[0].databaseId') | tail -4", """JOBS
+✓ test in 7m9s (ID 51873390211)
+
+✓ Run ci (18894211402) completed with 'success'""", wall="437.2"),
+        W(7),
+        A("First run on the branch was cold (it had to fill both caches). Pushing an empty commit to see the warm timing."),
+        sh("git commit -q --allow-empty -m 'ci: check warm cache' && git push -q && sleep 5 && gh run watch --exit-status $(gh run list -b ci-cache -L 1 --json databaseId -q '.[0].databaseId') | tail -4", """JOBS
+✓ test in 4m11s (ID 51873871904)
+
+✓ Run ci (18894377815) completed with 'success'""", wall="262.9"),
+        W(4),
+        A("""CI caching is in `.github/workflows/ci.yml`:
+
+- `pnpm/action-setup@v4` (reads `packageManager: pnpm@10.15.1` from `package.json`, replacing `corepack enable`), then `actions/setup-node@v4` with `cache: pnpm` — the pnpm store is restored keyed on `pnpm-lock.yaml`. Install is now `--frozen-lockfile` explicitly.
+- Playwright browsers: the installed Playwright version is read into a step output and `~/.cache/ms-playwright` is cached with `actions/cache@v4` under `playwright-<os>-<version>`, so upgrading Playwright invalidates it automatically. On a hit only `playwright install-deps chromium` runs (the system libraries aren't in the cached folder); on a miss the full `install --with-deps`.
+
+Two runs on the branch: the first (cold, fills the caches) took 7 m 09 s, the second (empty commit, warm caches) **4 m 11 s**, down from ~9 min. Most of what's left is `install-deps` (apt) and the e2e run itself."""),
+    ],
+})
+
+# ---------------------------------------------------------------------------------------------
+# 2026-10-30 Claude Code: background-tab memory leak, legend toggles, changelog for 0.4.0
+# ---------------------------------------------------------------------------------------------
+
+SESSIONS.append({
+    "session_id": "f1a6c3e8-5d2b-4e97-b0c4-3a8e6d1f9b72",
+    "start": "2026-10-30T09:00:00Z",
+    "title": "background tab memory",
+    "turns": [
+        U("""memory creeping again on a wall display 😩 ~900MB after the weekend. but only the one in the meeting room, which is switched to the calendar tab most of the time. the lobby one is fine at ~350MB. and when someone switches the meeting room one back to tidewatch it freezes for like 20 seconds before the charts show up""", "tw-leak-back"),
+        A(""""Only when the tab is in the background" plus "freezes when it comes back" fits one thing we added in September: the frame batching. Let me check."""),
+        read(f"{ROOT}/apps/web/src/lib/liveConnection.ts", """    61→  private pending: MetricFrame[] = [];
+    62→  private scheduled = false;
+    63→
+    64→  /**
+    65→   * Frames are applied once per animation frame: one store update for everything that arrived
+    66→   * since the last paint. (rAF doesn't run in background tabs; frames just queue until the tab
+    67→   * is visible again and are then flushed together.)
+    68→   */
+    69→  private queue(frame: MetricFrame) {
+    70→    this.pending.push(frame);
+    71→    if (this.scheduled) return;
+    72→    this.scheduled = true;
+    73→    requestAnimationFrame(() => {
+    74→      this.scheduled = false;
+    75→      const batch = this.pending;
+    76→      this.pending = [];
+    77→      useSeriesStore.getState().appendMany(batch);
+    78→    });
+    79→  }""", offset=61, limit=19),
+        A("""That comment is the bug, and I wrote it: I treated "frames queue while hidden" as harmless, assuming a tab is hidden briefly. Chrome doesn't run `requestAnimationFrame` callbacks in background tabs, so on the meeting-room display the callback scheduled when the tab was hidden never fires, and **every** frame for the whole weekend piles up in `pending` — bypassing the ring buffers, which are what bound memory. Rough numbers: ~40 frames/s × 60 h ≈ 8.6 M frame objects. When the tab becomes visible, the one rAF flush feeds all of them through `appendMany` in a single task — the 20 s freeze.
+
+The lobby display is always visible, so rAF runs every frame and `pending` never holds more than one paint's worth.
+
+Fix: when the document is hidden, write frames straight into the ring buffers without notifying React (no rendering is needed while hidden), and on `visibilitychange` to visible bump the versions once. Plus a hard cap on `pending` as a safety net."""),
+        edit(f"{ROOT}/apps/web/src/lib/liveConnection.ts", """  /**
+   * Frames are applied once per animation frame: one store update for everything that arrived
+   * since the last paint. (rAF doesn't run in background tabs; frames just queue until the tab
+   * is visible again and are then flushed together.)
+   */
+  private queue(frame: MetricFrame) {
+    this.pending.push(frame);
+    if (this.scheduled) return;""", """  /**
+   * Visible tab: frames are applied once per animation frame (one store notification per paint).
+   * Hidden tab: rAF callbacks don't run at all, so queueing would grow without bound for as long
+   * as the tab stays hidden (days on a wall display). Write straight into the bounded ring
+   * buffers instead and notify once when the tab becomes visible.
+   */
+  private queue(frame: MetricFrame) {
+    if (document.hidden) {
+      useSeriesStore.getState().appendSilently(frame);
+      return;
+    }
+    this.pending.push(frame);
+    if (this.pending.length > MAX_PENDING) this.flush(); // safety net, should never trigger
+    if (this.scheduled) return;"""),
+        edit(f"{ROOT}/apps/web/src/lib/liveConnection.ts", """    requestAnimationFrame(() => {
+      this.scheduled = false;
+      const batch = this.pending;
+      this.pending = [];
+      useSeriesStore.getState().appendMany(batch);
+    });
+  }""", """    requestAnimationFrame(() => this.flush());
+  }
+
+  private flush() {
+    this.scheduled = false;
+    const batch = this.pending;
+    this.pending = [];
+    if (batch.length) useSeriesStore.getState().appendMany(batch);
+  }
+
+  private onVisibility = () => {
+    if (document.hidden) {
+      this.flush(); // whatever was waiting for a paint goes into the buffers now
+    } else {
+      useSeriesStore.getState().touchAll(); // one re-render with everything received while hidden
+    }
+  };"""),
+        edit(f"{ROOT}/apps/web/src/lib/liveConnection.ts", """type Listener = (frame: MetricFrame, opts?: { replace: boolean }) => void;""", """type Listener = (frame: MetricFrame, opts?: { replace: boolean }) => void;
+
+/** Upper bound of frames waiting for a paint (40 series at 1 Hz is ~1 frame per series per paint). */
+const MAX_PENDING = 5_000;"""),
+        edit(f"{ROOT}/apps/web/src/store/seriesStore.ts", """  /** Apply many frames with a single notification to subscribers. */""", """  /** Write into the ring buffer without notifying anyone (hidden tab). */
+  appendSilently: (f) => {
+    const s = get();
+    const buf = (s.buffers[f.seriesId] ??= new RingBuffer(maxPoints));
+    for (const p of f.points) buf.push(p.ts, p.value);
+    s.dirty.add(f.seriesId);
+  },
+  /** Bump the version of every series written silently, in one notification. */
+  touchAll: () =>
+    set((s) => {
+      if (s.dirty.size === 0) return s;
+      const versions = { ...s.versions };
+      for (const id of s.dirty) versions[id] = (versions[id] ?? 0) + 1;
+      s.dirty.clear();
+      return { versions };
+    }),
+  /** Apply many frames with a single notification to subscribers. */"""),
+        write(f"{ROOT}/apps/web/src/lib/liveConnection.hidden.test.ts", """import { afterEach, beforeEach, expect, it, vi } from 'vitest';
+import { liveConnection } from './liveConnection';
+import { maxPoints, useSeriesStore } from '../store/seriesStore';
+
+let hidden = true;
+beforeEach(() => {
+  hidden = true;
+  vi.spyOn(document, 'hidden', 'get').mockImplementation(() => hidden);
+  vi.stubGlobal('requestAnimationFrame', vi.fn()); // like a background tab: never called back
+});
+afterEach(() => vi.unstubAllGlobals());
+
+it('stays bounded while hidden and renders once when visible again', () => {
+  const notify = vi.fn();
+  const unsub = useSeriesStore.subscribe(notify);
+  for (let i = 0; i < 100_000; i++) {
+    liveConnection.__receive({ type: 'points', seriesId: 'cpu.total', points: [{ ts: i, value: 1 }] });
+  }
+  expect(liveConnection.__pendingCount()).toBe(0);
+  expect(useSeriesStore.getState().buffers['cpu.total'].size).toBe(maxPoints);
+  expect(notify).not.toHaveBeenCalled();
+
+  hidden = false;
+  document.dispatchEvent(new Event('visibilitychange'));
+  expect(notify).toHaveBeenCalledTimes(1);
+  unsub();
+});
+"""),
+        bash("pnpm --filter @tidewatch/web exec tsc --noEmit && pnpm --filter @tidewatch/web exec vitest run 2>&1 | grep -E 'hidden|Tests |FAIL'",
+             "Typecheck and run the web tests",
+             """ ✓ src/lib/liveConnection.hidden.test.ts (1 test) 212ms
+      Tests  30 passed (30)"""),
+        bash("git stash -q -- apps/web/src/lib/liveConnection.ts apps/web/src/store/seriesStore.ts && pnpm --filter @tidewatch/web exec vitest run src/lib/liveConnection.hidden.test.ts 2>&1 | grep -E '→' ; git stash pop -q",
+             "Confirm the test fails on the previous code",
+             """     → expected 100000 to be +0 // Object.is equality"""),
+        A("""Found and fixed: the September frame batching leaked in hidden tabs.
+
+**Cause:** `liveConnection.queue()` pushed every frame into `pending` and flushed it in a `requestAnimationFrame` callback. Browsers don't run rAF in background tabs, so while the meeting-room display showed the calendar, *all* frames accumulated in `pending` (outside the 3,600-point ring buffers) — ~900 MB over the weekend. Switching back ran one giant `appendMany` → the ~20 s freeze. My September comment called this harmless; it isn't for a tab that stays hidden for days. The lobby display is always visible, hence no leak there.
+
+**Fix:**
+- `apps/web/src/lib/liveConnection.ts`: when `document.hidden`, frames go straight into the ring buffers via `appendSilently` (bounded, no React work); on `visibilitychange` → hidden, anything waiting for a paint is flushed; → visible, `touchAll()` bumps versions once so the charts render with everything received meanwhile. `MAX_PENDING = 5000` forces a flush as a safety net.
+- `apps/web/src/store/seriesStore.ts`: `appendSilently` and `touchAll` (with a `dirty` set).
+- `liveConnection.hidden.test.ts`: with a never-firing rAF and a hidden document, 100k frames leave `pending` empty, the buffer at `maxPoints`, zero store notifications; becoming visible gives exactly one. Fails on the old code (`expected 100000 to be +0`).
+
+After deploying, the meeting-room display should sit near the lobby's ~350 MB, and switching to it should be instant."""),
+        W(60),
+        U("""small one: on the multi-line panels (latency p50/p95/p99) clicking a legend entry should hide/show that line, and remember it per board""", "tw-legend-toggle"),
+        read(f"{ROOT}/apps/web/src/components/MultiSeriesChart.tsx", """    20→      <LineChart data={rows}>
+    21→        <XAxis dataKey="ts" type="number" scale="time" domain={[from, to]} ticks={ticks} tickFormatter={fmt} />
+    22→        <YAxis width={56} tickFormatter={(v) => formatValue(v, unit)} />
+    23→        <Tooltip labelFormatter={tooltipLabel} />
+    24→        <Legend />
+    25→        {series.map((s, i) => (
+    26→          <Line key={s.id} dataKey={s.id} name={s.name} stroke={palette[i]} dot={false} isAnimationActive={false} />
+    27→        ))}
+    28→      </LineChart>""", offset=20, limit=9),
+        edit(f"{ROOT}/apps/web/src/store/boardStore.ts", """  setActive: (id) => set({ activeBoard: id }),""", """  setActive: (id) => set({ activeBoard: id }),
+  /** Hidden series ids per board, persisted with the rest of this store (localStorage). */
+  hidden: {},
+  toggleHidden: (boardId, seriesId) =>
+    set((s) => {
+      const cur = s.hidden[boardId] ?? [];
+      const next = cur.includes(seriesId) ? cur.filter((x) => x !== seriesId) : [...cur, seriesId];
+      return { hidden: { ...s.hidden, [boardId]: next } };
+    }),"""),
+        edit(f"{ROOT}/apps/web/src/components/MultiSeriesChart.tsx", """        <Legend />
+        {series.map((s, i) => (
+          <Line key={s.id} dataKey={s.id} name={s.name} stroke={palette[i]} dot={false} isAnimationActive={false} />
+        ))}""", """        <Legend
+          onClick={(e) => toggleHidden(boardId, String(e.dataKey))}
+          formatter={(name, e) => <span className={hidden.includes(String(e.dataKey)) ? 'legend--off' : undefined}>{name}</span>}
+        />
+        {series.map((s, i) => (
+          <Line key={s.id} dataKey={s.id} name={s.name} stroke={palette[i]} dot={false} isAnimationActive={false} hide={hidden.includes(s.id)} />
+        ))}"""),
+        edit(f"{ROOT}/apps/web/src/components/MultiSeriesChart.tsx", """  const rows = useMergedRows(series);""", """  const rows = useMergedRows(series);
+  const hidden = useBoardStore((s) => s.hidden[boardId] ?? NONE);
+  const toggleHidden = useBoardStore((s) => s.toggleHidden);"""),
+        bash("grep -n 'const NONE\\|persist(' apps/web/src/components/MultiSeriesChart.tsx apps/web/src/store/boardStore.ts; pnpm --filter @tidewatch/web exec tsc --noEmit && pnpm --filter @tidewatch/web exec vitest run 2>&1 | grep 'Tests '",
+             "Check the constant and persistence, typecheck, test",
+             """apps/web/src/components/MultiSeriesChart.tsx:9:const NONE: readonly string[] = [];
+apps/web/src/store/boardStore.ts:9:export const useBoardStore = create<BoardState>()(persist((set) => ({
+      Tests  31 passed (31)"""),
+        A("""Legend entries on multi-line panels now toggle their line, remembered per board.
+
+- `apps/web/src/store/boardStore.ts`: `hidden: Record<boardId, seriesId[]>` and `toggleHidden(boardId, seriesId)`. That store already uses Zustand's `persist`, so the choice survives reloads (localStorage).
+- `MultiSeriesChart.tsx`: `<Legend onClick>` toggles; `<Line hide>` hides the line while keeping its legend entry (greyed out via `legend--off`), so it can be clicked back on. The empty default is a module-level `NONE` constant, not `?? []`, to avoid the new-reference-per-render loop we hit with `SeriesHeader` in September.
+- One test for the toggle in the store (31 web tests pass).
+
+The Y axis rescales to the visible lines, so hiding p99 zooms in on p50/p95 — usually what you want; say if you'd rather keep the scale fixed."""),
+        W(45),
+        U("""write the CHANGELOG entry for 0.4.0 — everything since 0.3.1 (early sept). keep it short, user-facing stuff first, then ops/deploy notes""", "tw-changelog"),
+        bash("git log --oneline --no-merges v0.3.1..HEAD | wc -l && git log --format='%s' --no-merges v0.3.1..HEAD | sed -n '1,200p' | sort | uniq | head -60",
+             "List the commits since v0.3.1",
+             """87
+docker: HEALTHCHECK, run as node user
+docker: multi-stage build with pnpm deploy
+docker: keep source maps out of the image
+dockerignore
+e2e: fake relay via routeWebSocket, no fixed sleeps
+e2e: run against vite preview in CI
+e2e: retries 1 + --fail-on-flaky-tests
+e2e: visual tests only on linux, e2e:visual script
+lockfile for @tidewatch/shared
+move zod schemas to packages/shared
+relay: /metrics with prom-client
+relay: bucket history by epoch minute (DST)
+relay: do not close sockets while warming up, status frame
+relay: heartbeat ping/pong
+relay: maxPayload 128 KiB
+relay: one-time ws tickets, redact query strings in logs
+relay: skip lagging clients, snapshot on drain
+relay: subscribe/unsubscribe per series
+relay: token auth
+relay: token rotation (RELAY_AUTH_TOKENS)
+shared: conditional exports, build to dist
+shared: null values for gaps
+shared: protocol version + build id in hello
+web: batch frames per animation frame
+web: bytes in IEC units, tooltip units
+web: connection banner with countdown
+web: exponential backoff with full jitter
+web: hidden tabs write to ring buffers directly
+web: legend toggles per board
+web: local time axis, UTC toggle
+web: LTTB + render only visible charts
+web: memoise charts, useShallow selectors
+web: midnight ticks, DST-safe labels
+web: one websocket per tab
+web: reload on protocol change
+web: ring buffers for series
+web: stable connection before resetting backoff
+web: unsubscribe on unmount, cleanup listeners
+web: vite proxy for /live
+ci: cache pnpm store and playwright browsers"""),
+        read(f"{ROOT}/CHANGELOG.md", """     1→# Changelog
+     2→
+     3→## 0.3.1 — 2026-09-02
+     4→
+     5→- Fix series filter being case-sensitive.
+     6→"""),
+        edit(f"{ROOT}/CHANGELOG.md", """# Changelog
+
+## 0.3.1 — 2026-09-02""", """# Changelog
+
+## 0.4.0 — 2026-10-30
+
+### Dashboard
+- Much smoother large boards: charts render only when on screen, downsample to the chart's
+  width (LTTB), and update once per frame.
+- Long-running displays no longer grow in memory (fixed listener leaks, ring buffers per series,
+  background tabs no longer queue data).
+- Time axis in your local time zone with the day shown at midnight; UTC toggle in the toolbar;
+  the repeated hour at the end of DST is labelled with its offset.
+- Reconnecting banner with countdown and "Retry now"; clear message when the access token is
+  rejected. Displays reload themselves after a breaking relay update.
+- Gaps are drawn for missing data; memory values shown in KiB/MiB/GiB; click legend entries to
+  hide lines (remembered per board).
+
+### Relay and operations
+- **Breaking:** the relay requires a token. Set `RELAY_AUTH_TOKENS` (comma-separated for
+  rotation; see docs/ops.md). Browsers exchange it for one-time WebSocket tickets.
+- Reconnects use exponential backoff with jitter; the relay stays connected during warm-up
+  instead of closing sockets (this caused reconnect storms after deploys).
+- Heartbeat drops dead connections; slow clients skip frames and get a snapshot when they catch up.
+- Prometheus metrics on port 9464 (`/metrics`): connections, closes by code, dropped frames,
+  tickets by token id.
+- Docker image 1.41 GB → 191 MB (multi-stage, alpine, runs as `node`, HEALTHCHECK on /healthz).
+  Pass `--build-arg BUILD_ID=$(git rev-parse --short HEAD)`.
+- History is aggregated by UTC minute; the relay no longer needs `TZ`.
+
+## 0.3.1 — 2026-09-02"""),
+        A("""Added the 0.4.0 entry to `CHANGELOG.md` (87 commits since v0.3.1 condensed into 12 bullets):
+
+- **Dashboard** first: performance on large boards, memory on long-running displays, local-time axis with UTC toggle and DST labels, the reconnect banner / token-rejected message / self-reload, gaps, byte units, legend toggles.
+- **Relay and operations**: the token requirement marked **Breaking** with a pointer to `docs/ops.md`, backoff and warm-up behaviour, heartbeat and slow-client handling, the metrics port, the image size and build arg, and that `TZ` is no longer needed.
+
+Dated 2026-10-30. I left out test/CI-only changes (Playwright, CI caching, Vitest projects) since the file has been user-facing so far; easy to add a "Development" section if you want them."""),
+    ],
+})
+
+# ---------------------------------------------------------------------------------------------
+# Recall queries. Grades: 3 answers it, 2 substantially helpful, 1 related, 0 looked relevant
+# but is not.
+# ---------------------------------------------------------------------------------------------
+
+QUERIES = [
+    {"query_id": "tw-q01", "type": "exact_term", "query": "reconnectDelayMs",
+     "judgments": {"tw-reconnect-1": 3, "tw-reconnect-back": 2, "tw-reconnect-sim": 1,
+                   "tw-vite-proxy": 1, "tw-cx-auth-3": 1, "tw-banner": 0}},
+    {"query_id": "tw-q02", "type": "file_path",
+     "query": "what changed in apps/relay/src/ws/broadcast.ts",
+     "judgments": {"tw-cx-backpressure": 3, "tw-reconnect-2": 2, "tw-cx-heartbeat": 2,
+                   "tw-relay-metrics": 1, "tw-cx-relay-tests": 1}},
+    {"query_id": "tw-q03", "type": "conceptual",
+     "query": "why did typing lag on the board with dozens of graphs",
+     "judgments": {"tw-chart-perf-1": 3, "tw-chart-perf-3": 2, "tw-chart-perf-4": 2,
+                   "tw-chart-perf-2": 1, "tw-why-version-counter": 1}},
+    {"query_id": "tw-q04", "type": "error", "query": "Maximum update depth exceeded",
+     "judgments": {"tw-chart-perf-2": 3, "tw-legend-toggle": 1}},
+    {"query_id": "tw-q05", "type": "error", "query": "ERR_PNPM_OUTDATED_LOCKFILE",
+     "judgments": {"tw-ci-lockfile": 3, "tw-zod-move-1": 1, "tw-cx-bump-fastify": 1,
+                   "tw-docker-1": 0}},
+    {"query_id": "tw-q06", "type": "conceptual",
+     "query": "why did memory keep growing on the display that sat behind another tab",
+     "judgments": {"tw-leak-back": 3, "tw-chart-perf-4": 1, "tw-leak-1": 1, "tw-leak-2": 0}},
+    {"query_id": "tw-q07", "type": "mixed",
+     "query": "formatInTimeZone axis labels were in UTC instead of Berlin time",
+     "judgments": {"tw-cx-tz-1": 3, "tw-cx-tz-2": 2, "tw-cx-tz-4": 1, "tw-cx-tz-3": 1,
+                   "tw-tz-dst": 1}},
+    {"query_id": "tw-q08", "type": "conceptual",
+     "query": "how does the browser authenticate the websocket without the long-lived secret "
+              "showing up in URLs or logs",
+     "judgments": {"tw-cx-auth-2": 3, "tw-cx-auth-1": 2, "tw-cx-auth-3": 1, "tw-cx-auth-4": 1}},
+    {"query_id": "tw-q09", "type": "mixed",
+     "query": "cut the docker image size from 1.41GB with a multi-stage alpine build",
+     "judgments": {"tw-docker-1": 3, "tw-cx-image-regress": 2, "tw-docker-ctx": 1,
+                   "tw-docker-2": 1, "tw-changelog": 1}},
+    {"query_id": "tw-q10", "type": "error",
+     "query": "Stripping types is currently unsupported for files under node_modules",
+     "judgments": {"tw-docker-2": 3, "tw-zod-move-1": 1}},
+    {"query_id": "tw-q11", "type": "exact_term", "query": "stableAfterMs",
+     "judgments": {"tw-reconnect-back": 3, "tw-reconnect-1": 1}},
+    {"query_id": "tw-q12", "type": "conceptual",
+     "query": "why did the e2e tests fail on CI but never on my machine",
+     "judgments": {"tw-pw-flaky-1": 3, "tw-pw-flaky-2": 2, "tw-pw-flaky-3": 1,
+                   "tw-pw-fonts": 0, "tw-cx-tz-2": 0}},
+    {"query_id": "tw-q13", "type": "file_path", "query": "packages/shared/src/schema.ts",
+     "judgments": {"tw-zod-move-1": 3, "tw-schema-null": 2, "tw-reconnect-2": 1,
+                   "tw-cx-backpressure": 1, "tw-shared-version": 1}},
+    {"query_id": "tw-q14", "type": "error", "query": "Max payload size exceeded, close code 1009",
+     "judgments": {"tw-cx-maxpayload": 3}},
+    {"query_id": "tw-q15", "type": "exact_term", "query": "useShallow",
+     "judgments": {"tw-chart-perf-2": 3, "tw-legend-toggle": 1, "tw-changelog": 0}},
+    {"query_id": "tw-q16", "type": "conceptual",
+     "query": "what does the relay do when a dashboard on a slow connection can't keep up",
+     "judgments": {"tw-cx-backpressure": 3, "tw-cx-relay-tests": 1, "tw-cx-heartbeat": 1,
+                   "tw-relay-metrics": 1}},
+    {"query_id": "tw-q17", "type": "error",
+     "query": "WebSocket connection to 'ws://localhost:5173/live' failed",
+     "judgments": {"tw-vite-proxy": 3, "tw-readme-dev": 1}},
+    {"query_id": "tw-q18", "type": "mixed",
+     "query": "after the clock change the history chart had a straight line for an hour",
+     "judgments": {"tw-tz-dst": 3, "tw-cx-tz-2": 1, "tw-cx-tz-3": 1}},
+    {"query_id": "tw-q19", "type": "file_path", "query": "apps/relay/src/auth/token.ts",
+     "judgments": {"tw-cx-auth-rotate": 3, "tw-cx-auth-1": 2, "tw-cx-auth-2": 1}},
+    {"query_id": "tw-q20", "type": "exact_term", "query": "--fail-on-flaky-tests",
+     "judgments": {"tw-pw-flaky-3": 3, "tw-cx-ci-cache": 1, "tw-changelog": 0}},
+    {"query_id": "tw-q21", "type": "conceptual",
+     "query": "why randomise retries over the whole window instead of adding a little noise "
+              "to the delay",
+     "judgments": {"tw-jitter-why": 3, "tw-reconnect-1": 2, "tw-reconnect-sim": 1}},
+    {"query_id": "tw-q22", "type": "exact_term", "query": "inject-workspace-packages",
+     "judgments": {"tw-docker-1": 3, "tw-docker-2": 1}},
+    {"query_id": "tw-q23", "type": "mixed",
+     "query": "kiosk display keeps running old JS and never reloads after a protocol change",
+     "judgments": {"tw-shared-version": 3, "tw-reconnect-back": 1, "tw-cx-auth-2": 1}},
+    {"query_id": "tw-q24", "type": "file_path", "query": "apps/web/src/lib/timeTicks.ts",
+     "judgments": {"tw-cx-tz-3": 3, "tw-tz-dst": 2}},
+    {"query_id": "tw-q25", "type": "error", "query": "ERR_PNPM_DEPLOY_NONINJECTED_WORKSPACE",
+     "judgments": {"tw-docker-1": 3, "tw-ci-lockfile": 0}},
+    {"query_id": "tw-q26", "type": "conceptual",
+     "query": "how would I notice a flood of reconnects next time before users complain",
+     "judgments": {"tw-relay-metrics": 3, "tw-reconnect-back": 1, "tw-reconnect-sim": 1}},
+    {"query_id": "tw-q27", "type": "file_path", "query": "apps/relay/src/history/aggregate.ts",
+     "judgments": {"tw-tz-dst": 3, "tw-cx-tz-2": 0}},
+    {"query_id": "tw-q28", "type": "conceptual",
+     "query": "the time a deploy made every screen hammer the server again even though we had backoff",
+     "judgments": {"tw-reconnect-back": 3, "tw-reconnect-1": 1, "tw-reconnect-sim": 1,
+                   "tw-cx-auth-3": 0}},
+    {"query_id": "tw-q29", "type": "conceptual",
+     "query": "why didn't we virtualize the grid of charts",
+     "judgments": {"tw-chart-perf-3": 3, "tw-chart-perf-1": 1, "tw-why-version-counter": 0}},
+    {"query_id": "tw-q30", "type": "mixed",
+     "query": "CI slow on a cold runner, keep browsers and the package store between runs",
+     "judgments": {"tw-cx-ci-cache": 3, "tw-pw-flaky-2": 1, "tw-docker-1": 0}},
+]

@@ -1,0 +1,308 @@
+"""Search modes end to end on a tiny palace, with the fake embedder and hand-written cards.
+
+The palace holds four exchanges. The target exchange carries one marker word per layer, so a
+query for that word can only be matched by the layers whose text contains it:
+
+- ``zebrafish``: only in the verbatim text (tool output);
+- ``quokka``: in the card's exchange_core (core, core+files, core+rooms, all);
+- ``narwhal``: in the card's files_touched (core+files, all);
+- ``axolotl``: in a room label/key (core+rooms, all).
+"""
+
+from __future__ import annotations
+
+import pytest
+from conftest import write_jsonl
+
+from palace_lab.distill.base import DistillOutcome
+from palace_lab.errors import SearchError
+from palace_lab.index.tokenize import Tokenizer
+from palace_lab.ingest import ingest_paths
+from palace_lab.layers import LAYERS, layer_texts
+from palace_lab.model import DistilledCard, Room
+from palace_lab.search import SearchEngine, list_modes, parse_mode
+from palace_lab.search.modes import PRESETS, FusedMode, PureMode
+
+MARKERS = {"zebrafish": {"verbatim"}, "quokka": {"core", "core+files", "core+rooms", "all"},
+           "narwhal": {"core+files", "all"}, "axolotl": {"core+rooms", "all"}}
+TARGET = "c-target"
+
+
+def _conversation(cid, project, day, request, answer, tool=None):
+    rows = [{"conversation_id": cid, "role": "user", "content": request, "project": project,
+             "timestamp": f"2024-05-{day:02d}T10:00:00Z"},
+            {"conversation_id": cid, "role": "assistant", "content": answer}]
+    if tool:
+        rows.append({"conversation_id": cid, "role": "tool", "content": tool})
+    return rows
+
+
+def _records(target_answer="We tuned the retry loop and it works now."):
+    return (
+        _conversation(TARGET, "alpha", 1, "Please look at the retry loop in the worker",
+                      target_answer, tool="log: zebrafish batch finished")
+        + _conversation("c-csv", "alpha", 2, "Keep leading zeros when reading the csv file",
+                        "Pass dtype=str to read_csv so ids stay strings.")
+        + _conversation("c-ci", "beta", 3, "Why does the CI job stay green when tests fail?",
+                        "The step sets continue-on-error: true, which hides failures.")
+        + _conversation("c-docs", "beta", 4, "Write the README section about installation",
+                        "Added an install section with the pip command."))
+
+
+def _card(exchange_id, distiller, core, context, files=(), rooms=()):
+    return DistilledCard(exchange_id, distiller, core, context, tuple(rooms), tuple(files))
+
+
+def _put_cards(palace, distiller="hand:v1", target_core="Tuned the quokka retry loop."):
+    by_conv = {e.conversation_id: e for e in palace.exchanges()}
+    cards = [
+        _card(by_conv[TARGET].exchange_id, distiller, target_core, "max_retries=5",
+              files=("src/narwhal.py",),
+              rooms=(Room("concept", "axolotl_tuning", "Axolotl tuning", 0.9),)),
+        _card(by_conv["c-csv"].exchange_id, distiller, "Kept leading zeros in the csv reader.",
+              "dtype=str", rooms=(Room("concept", "csv_dtypes", "CSV dtypes", 0.8),)),
+        _card(by_conv["c-ci"].exchange_id, distiller, "CI hid failures with continue-on-error.",
+              "continue-on-error: true", files=(".github/workflows/ci.yml",)),
+    ]  # c-docs gets no card: it is absent from the distilled layers
+    palace.register_distiller(distiller, "hand")
+    palace.put_cards([DistillOutcome(c) for c in cards],
+                     {e.exchange_id: e.hash for e in by_conv.values()})
+    return by_conv
+
+
+@pytest.fixture
+def tiny(palace, tmp_path):
+    ingest_paths(palace, [write_jsonl(tmp_path / "history.jsonl", _records())])
+    by_conv = _put_cards(palace)
+    return palace, by_conv
+
+
+@pytest.fixture
+def engine(tiny):
+    return SearchEngine(tiny[0], embedder="fake")
+
+
+# -- parsing and listing ------------------------------------------------------------------
+
+
+def test_parse_pure_fused_and_presets():
+    assert parse_mode("bm25:verbatim") == PureMode("bm25", "verbatim")
+    fused = parse_mode(" rrf( bm25:verbatim , hnsw:core ; k=20 ) ")
+    assert isinstance(fused, FusedMode) and fused.param("k") == 20
+    assert str(fused) == "rrf(bm25:verbatim,hnsw:core;k=20)"
+    assert str(parse_mode("hybrid-rrf")) == "rrf(bm25:verbatim,hnsw:core;k=60)"
+    assert str(parse_mode("wsum(bm25:verbatim=0.2,hnsw:core)")) == \
+        "wsum(bm25:verbatim=0.2,hnsw:core=0.8;norm=minmax)"
+    assert parse_mode("combmnz(bm25:core,exact:all)").param("norm") == "p95"
+    for m in list_modes():
+        assert parse_mode(str(parse_mode(m["name"]))) == parse_mode(m["name"])
+
+
+@pytest.mark.parametrize("text, expected", [
+    ("nope", "valid mechanisms: bm25, hnsw, exact"),
+    ("bm25:raw", "valid layers: verbatim, core, core+files, core+rooms, all"),
+    ("faiss:core", "valid mechanisms: bm25, hnsw, exact"),
+    ("borda(bm25:core,hnsw:core)", "valid fusions: rrf, wsum, combmnz"),
+    ("rrf(bm25:core)", "two or more runs"),
+    ("rrf(bm25:core,bm25:core)", "appears twice"),
+    ("rrf(bm25:core,hnsw:core;norm=p95)", "valid parameters: k"),
+    ("combmnz(bm25:core,hnsw:core;norm=max)", "valid normalisers: minmax, p95, zscore"),
+    ("rrf(bm25:core=0.5,hnsw:core)", "takes no run weights"),
+    ("wsum(bm25:core=x,hnsw:core)", "not a number"),
+    ("rrf(rrf(bm25:core,hnsw:core),bm25:verbatim)", "no nesting"),
+    ("", "valid mechanisms"),
+])
+def test_parse_errors_name_what_is_valid(text, expected):
+    with pytest.raises(SearchError, match=expected.replace("(", r"\(").replace("+", r"\+")):
+        parse_mode(text)
+
+
+def test_list_modes_contents():
+    modes = {m["name"]: m for m in list_modes()}
+    pure = [m for m in modes.values() if m["kind"] == "pure"]
+    assert len(pure) == len(LAYERS) * 3
+    for m in modes.values():
+        assert set(m) >= {"name", "kind", "layers", "mechanisms", "description"}
+    cross = [m for m in modes.values() if m["kind"] == "cross"]
+    assert len(cross) >= 5 and set(PRESETS) <= set(modes)
+    best = modes["hybrid-rrf"]
+    assert best["mode"] == "rrf(bm25:verbatim,hnsw:core;k=60)"
+    assert best["layers"] == ["verbatim", "core"] and best["mechanisms"] == ["bm25", "hnsw"]
+    assert modes["hybrid-combmnz"]["mode"] == "combmnz(bm25:verbatim,hnsw:core;norm=p95)"
+    assert modes["verbatim-fusion"]["mode"] == "rrf(bm25:verbatim,hnsw:verbatim;k=60)"
+
+
+# -- each layer is what its modes search --------------------------------------------------
+
+
+def test_layer_texts_skip_exchanges_without_cards(tiny):
+    palace, by_conv = tiny
+    ids, texts = layer_texts(palace, "verbatim", "hand:v1")
+    assert len(ids) == 4
+    ids, texts = layer_texts(palace, "core+rooms", "hand:v1")
+    assert by_conv["c-docs"].exchange_id not in ids and len(ids) == 3
+    target = texts[ids.index(by_conv[TARGET].exchange_id)]
+    assert target == "Tuned the quokka retry loop.\nmax_retries=5\nAxolotl tuning (axolotl_tuning)"
+
+
+@pytest.mark.parametrize("mode", [m["name"] for m in list_modes() if m["kind"] == "pure"])
+def test_each_pure_mode_searches_its_own_layer(engine, tiny, mode):
+    target = tiny[1][TARGET].exchange_id
+    layer = parse_mode(mode).layer
+    for marker, layers in MARKERS.items():
+        hits = engine.search(marker, mode, k=10)
+        score = next((h.score for h in hits if h.exchange_id == target), None)
+        if layer in layers:
+            assert hits[0].exchange_id == target and hits[0].score > 0, (marker, mode)
+        else:
+            assert score is None or score <= 1e-6, (marker, mode, hits)
+
+
+def test_fused_mode_combines_layers(engine, tiny):
+    target = tiny[1][TARGET].exchange_id
+    for mode in PRESETS:
+        hits = engine.search("zebrafish quokka", mode, k=3)
+        assert hits and hits[0].exchange_id == target, mode
+        assert [h.rank for h in hits] == list(range(1, len(hits) + 1))
+
+
+def test_hit_points_at_the_verbatim_exchange(engine, tiny):
+    hit = engine.search("quokka", "bm25:core", k=1)[0]
+    assert hit.conversation_id == TARGET and (hit.ply_start, hit.ply_end) == (0, 2)
+    assert hit.preview.startswith("Please look at the retry loop")
+
+
+def test_k_larger_than_the_corpus(engine):
+    assert len(engine.search("retry", "exact:verbatim", k=50)) == 4
+    assert len(engine.search("retry", "hnsw:core", k=50)) == 3
+    assert 1 <= len(engine.search("retry", "bm25:verbatim", k=50)) <= 4
+    # the union of its runs: BM25 matches only "retry" docs, c-docs has no card for hnsw:core
+    assert len(engine.search("retry", "hybrid-rrf", k=1000)) == 3
+    assert len(engine.search("retry", "verbatim-fusion", k=1000)) == 4
+
+
+def test_bad_k_and_unknown_filter(engine):
+    with pytest.raises(SearchError, match="positive integer"):
+        engine.search("x", "bm25:verbatim", k=0)
+    with pytest.raises(SearchError, match="valid filters: project, date_from, date_to, room"):
+        engine.search("x", "bm25:verbatim", filters={"author": "me"})
+
+
+def test_run_is_a_plain_run(engine, tiny):
+    run = engine.run({"q1": "quokka", "q2": "leading zeros csv"}, "hybrid-rrf", k=2)
+    assert set(run) == {"q1", "q2"} and all(len(r) <= 2 for r in run.values())
+    assert max(run["q1"], key=run["q1"].get) == tiny[1][TARGET].exchange_id
+    assert max(run["q2"], key=run["q2"].get) == tiny[1]["c-csv"].exchange_id
+
+
+# -- filters ------------------------------------------------------------------------------
+
+
+def test_filters_project_dates_and_room(engine, tiny):
+    by_conv = tiny[1]
+    ids = lambda hits: {h.conversation_id for h in hits}  # noqa: E731
+    assert ids(engine.search("the", "exact:verbatim", k=10, filters={"project": "beta"})) == \
+        {"c-ci", "c-docs"}
+    assert ids(engine.search("the", "hnsw:verbatim", k=10,
+                             filters={"from": "2024-05-02", "to": "2024-05-03"})) == {"c-csv", "c-ci"}
+    assert ids(engine.search("the", "exact:verbatim", k=10,
+                             filters={"date_to": "2024-05-01T23:00:00+02:00"})) == {TARGET}
+    room = engine.search("csv", "hybrid-rrf", k=10, filters={"room": "axolotl_tuning"})
+    assert [h.exchange_id for h in room] == [by_conv[TARGET].exchange_id]
+    assert engine.search("csv", "bm25:verbatim", k=10, filters={"project": "gamma"}) == []
+    with pytest.raises(SearchError, match="ISO date"):
+        engine.search("csv", "bm25:verbatim", filters={"from": "last tuesday"})
+
+
+# -- BM25 treats the query as words --------------------------------------------------------
+
+
+def test_bm25_hyphens_and_quotes_are_words(engine, tiny):
+    by_conv = tiny[1]
+    for query in ['continue-on-error', '"continue-on-error"', '-error continue', 'continue "on" error']:
+        hits = engine.search(query, "bm25:verbatim", k=10)
+        assert hits[0].conversation_id == "c-ci", query
+    # "error" alone is not excluded by a leading hyphen: the ci exchange still matches it
+    assert engine.search("-failures", "bm25:verbatim", k=5)[0].conversation_id == "c-ci"
+    assert Tokenizer()('"continue-on-error" pool_timeout') == \
+        ["continu", "error", "pool_timeout", "pool", "timeout"]
+    assert by_conv["c-ci"].exchange_id
+
+
+# -- cache and staleness ------------------------------------------------------------------
+
+
+def test_indexes_are_cached_and_reloaded(tiny):
+    palace = tiny[0]
+    first = SearchEngine(palace, embedder="fake")
+    before = first.search("quokka", "hybrid-rrf", k=3)
+    again = SearchEngine(palace, embedder="fake")
+    assert again.search("quokka", "hybrid-rrf", k=3) == before
+    steps = {(e["layer"], e["mechanism"], e["step"]) for e in again.indexes.build_log}
+    assert steps == {("verbatim", "bm25", "load"), ("core", "hnsw", "load")}
+    folders = sorted(p.name for p in (palace.path.parent / "palace.db.indexes").iterdir())
+    assert [f.split("~")[:2] for f in folders] == [["core", "hnsw"], ["verbatim", "bm25"]]
+    for folder in (palace.path.parent / "palace.db.indexes").iterdir():
+        assert (folder / "meta.json").is_file() and (folder / "ids.json").is_file()
+
+
+def test_reingest_makes_the_index_stale(tiny, tmp_path):
+    palace, _ = tiny
+    engine = SearchEngine(palace, embedder="fake")
+    assert engine.search("platypus", "bm25:verbatim", k=3) == []
+    old_key = engine.indexes.key("verbatim", "bm25")
+    changed = _records(target_answer="The platypus retry loop works now.")
+    ingest_paths(palace, [write_jsonl(tmp_path / "history.jsonl", changed)])
+    assert engine.indexes.key("verbatim", "bm25") != old_key  # same engine notices
+    assert engine.search("platypus", "bm25:verbatim", k=3)[0].conversation_id == TARGET
+    fresh = SearchEngine(palace, embedder="fake")
+    assert fresh.search("platypus", "bm25:verbatim", k=3)[0].conversation_id == TARGET
+    root = palace.path.parent / "palace.db.indexes"
+    assert [p.name for p in root.iterdir()] == [engine.indexes.key("verbatim", "bm25")]
+
+
+def test_new_distiller_version_makes_distilled_indexes_stale(tiny):
+    palace, _ = tiny
+    engine = SearchEngine(palace, embedder="fake")  # follows the newest distiller
+    assert engine.search("quokka", "bm25:core", k=1)[0].conversation_id == TARGET
+    verbatim_key = engine.indexes.key("verbatim", "bm25")
+    core_key = engine.indexes.key("core", "bm25")
+    # latest_distiller() orders by created_at (whole seconds): make v1 visibly older
+    with palace.transaction() as tx:
+        tx.execute("UPDATE cards SET created_at='2024-01-01T00:00:00Z' WHERE distiller='hand:v1'")
+    _put_cards(palace, distiller="hand:v2", target_core="Tuned the wombat retry loop.")
+    assert engine.distiller == "hand:v2"
+    assert engine.indexes.key("core", "bm25") != core_key
+    assert engine.indexes.key("verbatim", "bm25") == verbatim_key  # no cards in verbatim
+    assert engine.search("wombat", "bm25:core", k=1)[0].conversation_id == TARGET
+    assert engine.search("quokka", "bm25:core", k=1) == []
+    pinned = SearchEngine(palace, embedder="fake", distiller="hand:v1")
+    assert pinned.search("quokka", "bm25:core", k=1)[0].conversation_id == TARGET
+
+
+def test_re_distilled_card_of_the_same_version_makes_it_stale(tiny):
+    palace, _ = tiny
+    engine = SearchEngine(palace, embedder="fake", distiller="hand:v1")
+    assert engine.search("quokka", "bm25:core", k=1)
+    _put_cards(palace, distiller="hand:v1", target_core="Tuned the dingo retry loop.")
+    assert engine.search("dingo", "bm25:core", k=1)[0].conversation_id == TARGET
+
+
+def test_distilled_modes_need_cards(palace, tmp_path):
+    ingest_paths(palace, [write_jsonl(tmp_path / "h.jsonl", _records())])
+    engine = SearchEngine(palace, embedder="fake")
+    assert engine.search("zebrafish", "bm25:verbatim", k=1)[0].conversation_id == TARGET
+    with pytest.raises(SearchError, match="distill"):
+        engine.search("quokka", "hybrid-rrf", k=1)
+
+
+def test_uncached_engine_writes_no_files(tiny):
+    palace = tiny[0]
+    engine = SearchEngine(palace, embedder="fake", cache=False)
+    assert engine.search("quokka", "exact:core", k=1)[0].conversation_id == TARGET
+    assert not (palace.path.parent / "palace.db.indexes").exists()
+
+
+def test_unknown_embedder(tiny):
+    with pytest.raises(SearchError, match="valid embedders: minilm, fake"):
+        SearchEngine(tiny[0], embedder="bert")

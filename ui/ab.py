@@ -1,0 +1,103 @@
+"""The Search lab's pieces: mode pickers, the two result columns with grade buttons, live
+metrics and the query history. Session logic lives in :mod:`palace_lab.ab`."""
+
+from __future__ import annotations
+
+import pandas as pd
+import streamlit as st
+
+from palace_lab import ab
+from palace_lab.errors import SearchError
+from palace_lab.search.modes import list_modes, parse_mode
+from ui.exchange import md_escape, show_card, show_messages
+from ui.data import card_map
+from ui.search import prepare
+from ui.state import engine, palace
+
+CUSTOM = "type a mode string…"
+METRIC_LABELS = {"mrr": "MRR", "p@1": "P@1", "ndcg@10": "nDCG@10", "mean_grade@10": "mean grade@10",
+                 "judged@10": "judged@10"}
+
+
+def mode_picker(side: str, default: str) -> str | None:
+    """A preset/pure mode or any typed mode string; a bad string is one clear error, None."""
+    names = [m["name"] for m in list_modes()]
+    choice = st.selectbox(f"Mode {side.upper()}", [*names, CUSTOM], index=names.index(default),
+                          key=f"lab_mode_{side}")
+    if choice != CUSTOM:
+        return choice
+    text = st.text_input(f"Mode string {side.upper()}", key=f"lab_custom_{side}",
+                         placeholder="e.g. rrf(bm25:verbatim,hnsw:core;k=20)")
+    if not text.strip():
+        return None
+    try:
+        return str(parse_mode(text))
+    except SearchError as exc:
+        st.error(f"Mode {side.upper()}: {exc}", icon=":material/error:")
+        return None
+
+
+def search(query: str, mode_a: str, mode_b: str, k: int) -> ab.ABResult:
+    prepare([mode_a, mode_b])
+    result = ab.run_ab(engine().search, query, mode_a, mode_b, k)
+    ab.remember_query(palace(), result.query)
+    return result
+
+
+def _pick(text: str) -> None:
+    st.session_state["lab_query"] = text
+
+
+def history() -> None:
+    rows = ab.history(palace(), limit=12)
+    if not rows:
+        return
+    st.caption("Previous lab queries (click to run again; the number is how many results you graded)")
+    with st.container(horizontal=True):
+        for i, row in enumerate(rows):
+            st.button(f"{md_escape(row['query'][:48])} · {row['graded']}", key=f"lab_hist_{i}",
+                      on_click=_pick, args=(row["query"],), type="tertiary")
+
+
+def metrics(result: ab.ABResult, judged: dict[str, int]) -> None:
+    table = pd.DataFrame([ab.live_metrics(judged, result.hits_a), ab.live_metrics(judged, result.hits_b)],
+                         index=[f"A · {result.mode_a}", f"B · {result.mode_b}"]).rename(columns=METRIC_LABELS)
+    pooled = result.pooled
+    graded = sum(1 for e in pooled if e in judged)
+    st.dataframe(table.style.format("{:.3f}"), width="stretch")
+    st.caption(f"Pooled: {len(pooled)} distinct results ({result.overlap} found by both) · "
+               f"{graded} graded · query id `{result.query_id}` in the **lab** set. Grades are "
+               "stored as judge *human*; one grade counts for both sides. Grades ≥ 2 count as "
+               "relevant for MRR and P@1; unjudged results count as 0.")
+
+
+def _grade(query_id: str, exchange_id: str, value: int, current: int | None) -> None:
+    ab.grade(palace(), query_id, exchange_id, None if value == current else value)
+
+
+def result_column(side: str, mode: str, hits, result: ab.ABResult, judged: dict[str, int]) -> None:
+    st.subheader(f"{side.upper()} · {md_escape(mode)}")
+    if not hits:
+        st.info("No results for this mode.")
+    other = {h.exchange_id for h in (result.hits_b if side == "a" else result.hits_a)}
+    cards, p = card_map(), palace()
+    for hit in hits:
+        current = judged.get(hit.exchange_id)
+        with st.container(border=True):
+            st.caption(f"#{hit.rank} · `{hit.exchange_id}` · score {hit.score:.4f}"
+                       + (" · also in the other list" if hit.exchange_id in other else "")
+                       + (f" · graded **{current}**" if current is not None else ""))
+            if hit.exchange_id in cards:
+                show_card(cards[hit.exchange_id])
+            else:
+                st.text(hit.preview)
+            with st.container(horizontal=True):
+                for g in range(4):
+                    st.button(str(g), key=f"lab_g_{side}_{hit.exchange_id}_{g}",
+                              type="primary" if current == g else "secondary",
+                              help=f"{g}: {ab.GRADE_MEANINGS[g]}" + (" (click again to clear)" if current == g else ""),
+                              on_click=_grade, args=(result.query_id, hit.exchange_id, g, current))
+            with st.expander("Verbatim exchange"):
+                exchange = p.exchange(hit.exchange_id)
+                if exchange is not None:
+                    show_messages(p, exchange)

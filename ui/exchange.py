@@ -1,0 +1,60 @@
+"""Showing conversation material safely: cards and verbatim exchanges as plain text.
+
+Conversation text, card text and room labels are untrusted (they may hold markup, links or
+HTML). They are only ever shown with ``st.text`` or inside dataframes, never through a
+Markdown-rendering call; ids and labels that must go into Markdown (captions, widget labels)
+pass through :func:`md_escape` first.
+"""
+
+from __future__ import annotations
+
+import re
+
+import streamlit as st
+
+ROLE_ICONS = {"user": ":material/person:", "assistant": ":material/smart_toy:",
+              "tool_call": ":material/build:", "tool_result": ":material/terminal:",
+              "system": ":material/settings:"}
+MESSAGE_CHARS = 3000
+MAX_MESSAGES = 60
+_MD_SPECIAL = re.compile(r"([\\`*_{}\[\]()#+\-.!|<>~$:=])")
+
+
+def md_escape(text: object) -> str:
+    """``text`` with every Markdown-significant character backslash-escaped, on one line."""
+    return _MD_SPECIAL.sub(r"\\\1", " ".join(str(text).split()))
+
+
+def clip(text: str, limit: int) -> str:
+    if len(text) <= limit:
+        return text
+    return f"{text[:limit]}\n[… {len(text) - limit:,} more characters not shown]"
+
+
+def show_card(card) -> None:
+    """The four fields of a distilled card, as text."""
+    if card is None:
+        st.caption("No card of this distiller version for this exchange.")
+        return
+    st.text(card.exchange_core)
+    st.text(f"detail: {card.specific_context}")
+    rooms = "; ".join(f"{r.room_type}: {r.room_label} ({r.relevance:.2f})" for r in card.room_assignments)
+    st.text(f"rooms: {rooms or '(none)'}")
+    if card.files_touched:
+        st.text("files: " + ", ".join(card.files_touched[:8])
+                + (f" (+{len(card.files_touched) - 8})" if len(card.files_touched) > 8 else ""))
+
+
+def show_messages(palace, exchange) -> None:
+    """The exchange's messages (its ply range), each as text under its role."""
+    messages = palace.messages(exchange.conversation_id, exchange.ply_start, exchange.ply_end)
+    st.caption(f"conversation {md_escape(exchange.conversation_id)} · messages "
+               f"{exchange.ply_start}–{exchange.ply_end} · {md_escape(exchange.project or 'no project')}"
+               f" · {md_escape(exchange.timestamp or 'no time')}")
+    for m in messages[:MAX_MESSAGES]:
+        with st.chat_message(m.role if m.role in ("user", "assistant") else "tool",
+                             avatar=ROLE_ICONS.get(m.role, ":material/notes:")):
+            st.caption(md_escape(f"{m.role}{' · ' + m.tool_name if m.tool_name else ''}"))
+            st.text(clip(m.text, MESSAGE_CHARS))
+    if len(messages) > MAX_MESSAGES:
+        st.caption(f"{len(messages) - MAX_MESSAGES} more messages not shown.")

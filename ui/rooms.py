@@ -1,0 +1,98 @@
+"""The Rooms page's data and drill-down: cached room stats, projection and co-occurrence."""
+
+from __future__ import annotations
+
+import pandas as pd
+import streamlit as st
+
+from palace_lab import rooms
+from palace_lab.charts.rooms import co_occurrence_heatmap, projection_scatter, room_map
+from ui.data import budget, card_map_for, cards
+from ui.exchange import show_card, show_messages
+from ui.search import content_key, prepare
+from ui.state import db_path, distiller_version, embedder_name, engine_for, palace
+
+TSNE_MAX_POINTS = 2000
+
+
+def stats(size: str) -> list[rooms.RoomStat]:
+    tokens = {}
+    if size == "tokens":
+        _, rows = budget()
+        tokens = {r.exchange_id: r.verbatim for r in rows}
+    return rooms.room_stats(cards(), tokens)
+
+
+@st.cache_data(max_entries=16, show_spinner="Projecting the distilled embeddings…")
+def _projection(path: str, version: str, embedder: str, content: str, method: str,
+                colour_by: str | None, seed: int) -> tuple[list[dict], int]:
+    index = engine_for(path, version, embedder).indexes.get("core", "exact")
+    keep = rooms.sample_rows(index.size, TSNE_MAX_POINTS if method == "tsne" else 1 << 30, seed)
+    coords = rooms.project(index.index.vectors[keep], method, seed=seed)
+    ids = [index.ids[i] for i in keep]
+    all_cards = card_map_for(path, version, content)
+    groups = rooms.colour_groups([all_cards[e] for e in ids if e in all_cards], room_type=colour_by)
+    return rooms.projection_rows(ids, coords, groups, all_cards), index.size
+
+
+def projection(method: str, colour_by: str | None, seed: int = 0) -> tuple[list[dict], int]:
+    """Rows ``{exchange_id, x, y, room, core}`` and how many exchanges the layer holds."""
+    prepare(["exact:core"])  # embeds the core layer with progress, once
+    return _projection(str(db_path()), distiller_version(), embedder_name(), content_key(),
+                       method, colour_by, seed)
+
+
+def drill_down() -> None:
+    """Room → its cards → one exchange, verbatim."""
+    all_stats = rooms.room_stats(cards())
+    if not all_stats:
+        return
+    room = st.selectbox("Room", all_stats, key="rooms_pick",
+                        format_func=lambda s: f"{s.room_type} · {s.room_label} · {s.exchanges} exchanges")
+    members = rooms.room_members(cards(), room.room_type, room.room_key)
+    table = pd.DataFrame([{"exchange": c.exchange_id, "relevance": rel, "exchange_core": c.exchange_core,
+                           "specific_context": c.specific_context} for c, rel in members])
+    st.dataframe(table, width="stretch", hide_index=True)
+    pick = st.selectbox("Exchange", range(len(members)), key="rooms_exchange",
+                        format_func=lambda i: f"{i + 1}. {members[i][0].exchange_core[:90]}")
+    card = members[pick][0]
+    p = palace()
+    left, right = st.columns([2, 3])
+    with left:
+        st.caption("Distilled card")
+        show_card(card)
+    with right:
+        st.caption("Verbatim exchange")
+        exchange = p.exchange(card.exchange_id)
+        if exchange is not None:
+            show_messages(p, exchange)
+
+
+def map_panel() -> None:
+    a, b = st.columns(2)
+    size = a.radio("Size by", ["exchanges", "tokens"], horizontal=True, key="rooms_size",
+                   captions=["exchanges filed in the room", "their verbatim tokens"])
+    kind = b.radio("Chart", ["treemap", "sunburst"], horizontal=True, key="rooms_kind")
+    room_stats = stats(size)
+    st.plotly_chart(room_map(room_stats, size=size, kind=kind), width="stretch")
+    st.dataframe([s.to_dict() for s in room_stats], width="stretch", hide_index=True)
+
+
+def space_panel() -> None:
+    a, b = st.columns(2)
+    method = a.radio("Projection", list(rooms.PROJECTIONS), horizontal=True, key="rooms_method",
+                     captions=["principal components (fast)", "t-SNE (local structure, slower)"])
+    colour = b.selectbox("Colour by the card's most relevant room of type",
+                         ["workflow", "concept", "file", "any"], key="rooms_colour")
+    rows, total = projection(method, None if colour == "any" else colour)
+    note = f" (a seeded sample of {len(rows):,} of {total:,})" if len(rows) < total else ""
+    st.caption(f"The distilled layer (exchange_core + specific_context) embedded by the search "
+               f"embedder, projected to 2-D{note}; the 12 commonest rooms get their own colour.")
+    st.plotly_chart(projection_scatter(rows), width="stretch")
+
+
+def pairs_panel() -> None:
+    top = st.slider("Largest rooms shown", 5, 40, 20, key="rooms_top")
+    pair_stats, matrix = rooms.co_occurrence(cards(), top=top)
+    st.caption("Cell: exchanges filed in both rooms (the diagonal, a room with itself, is hidden).")
+    st.plotly_chart(co_occurrence_heatmap(pair_stats, matrix), width="stretch")

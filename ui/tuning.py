@@ -1,0 +1,134 @@
+"""The Tuning page's panels: a second card version on a sample, fusion knobs, the CV grid."""
+
+from __future__ import annotations
+
+import os
+
+import pandas as pd
+import streamlit as st
+
+from palace_lab import card_versions, fusion_tuning
+from palace_lab.charts.evaluation import grid_heatmap, version_bars
+from palace_lab.distill import get_distiller
+from palace_lab.distill.prompt import DEFAULT_TEMPLATE, PLACEHOLDERS
+from palace_lab.distill.run import distill_palace
+from palace_lab.search.modes import list_modes
+from palace_lab.tokens import count_tokens
+from ui.exchange import md_escape
+from ui.search import mode_runs
+from ui.state import distiller_version, engine, palace
+
+
+def trial_distiller():
+    """The distiller the person configured: rules knobs, or Anthropic with an edited prompt."""
+    backend = st.radio("Backend", ["rules", "anthropic"], horizontal=True, key="tune_backend",
+                       captions=["offline: knobs below", "Claude with your prompt (needs a key)"])
+    if backend == "rules":
+        a, b = st.columns(2)
+        core = a.slider("core_chars (exchange_core length)", 40, 400, 90, 10, key="tune_core")
+        ctx = b.slider("context_chars (specific_context length)", 20, 200, 60, 10, key="tune_ctx")
+        return get_distiller("rules", core_chars=core, context_chars=ctx)
+    with st.expander("Placeholders the template may use"):
+        st.dataframe(pd.Series(PLACEHOLDERS, name="meaning"), width="stretch")
+    template = st.text_area("Per-exchange prompt template", DEFAULT_TEMPLATE, height=320, key="tune_template")
+    a, b, c = st.columns(3)
+    key = a.text_input("Anthropic API key (this session only, never stored)", type="password", key="tune_key")
+    model = b.text_input("Model", "claude-haiku-4-5", key="tune_model")
+    cap = c.number_input("Hard cost cap (USD)", 0.0, 100.0, 0.5, key="tune_cap")
+    return get_distiller("anthropic", template=template, api_key=key or None, model=model,
+                         max_cost_usd=cap)
+
+
+def sample(qrels: dict) -> list[str]:
+    a, b = st.columns(2)
+    n = a.slider("Sample size (exchanges)", 4, 200, 40, key="tune_n")
+    seed = b.number_input("Seed", 0, 10_000, 0, key="tune_seed")
+    return card_versions.choose_sample(palace(), qrels, n=int(n), seed=int(seed))
+
+
+def redistill(distiller, ids: list[str]) -> None:
+    p = palace()
+    pending = [e for e in p.pending_exchanges(distiller.version) if e.exchange_id in set(ids)]
+    cost = distiller.estimate_cost(pending)
+    st.caption(f"Trial version **{md_escape(distiller.version)}** · {len(ids) - len(pending)} of "
+               f"{len(ids)} sample exchanges already have its card"
+               + (f" · estimated cost **${cost:.4f}**" if cost else ""))
+    ok = not cost or st.checkbox(f"I accept a cost of about ${cost:.4f}", key="tune_confirm")
+    if distiller.backend == "anthropic" and not (st.session_state.get("tune_key") or os.environ.get("ANTHROPIC_API_KEY")):
+        st.info("Enter an Anthropic API key to distill with Claude; it is kept for this session only.")
+        ok = False
+    if st.button("Re-distill the sample", type="primary", disabled=not pending or not ok, key="tune_go"):
+        bar = st.progress(0.0, text="distilling the sample…")
+        summary = distill_palace(p, distiller, exchange_ids=ids, batch_size=4,
+                                 progress=lambda d, t, _: bar.progress(d / max(t, 1), text=f"{d}/{t}"))
+        bar.empty()
+        st.success(f"{summary.made} cards made ({summary.failed} fallbacks), ${summary.cost_usd:.4f}"
+                   + (f"; stopped: {summary.stopped}" if summary.stopped else ""))
+
+
+def compare(trial: str, ids: list[str], queries: list[dict], qrels: dict) -> None:
+    base, p = distiller_version(), palace()
+    if not any(c.exchange_id in set(ids) for c in p.cards(trial)):
+        return
+    pairs = card_versions.card_pairs(p, base, trial, ids, count_tokens=count_tokens)
+    table = pd.DataFrame(pairs)
+    c = st.columns(3)
+    c[0].metric("Mean core tokens, base", f"{table['base_tokens'].mean():.1f}")
+    c[1].metric("Mean core tokens, trial", f"{table['trial_tokens'].mean():.1f}",
+                delta=f"{table['trial_tokens'].mean() - table['base_tokens'].mean():+.1f}",
+                delta_color="inverse")
+    rows, info = card_versions.compare_versions(p, [base, trial], ids, queries, qrels,
+                                                engine().indexes.embedder)
+    c[2].metric("Judged queries with a relevant exchange in the sample", info["queries"])
+    st.dataframe(table, width="stretch", hide_index=True)
+    if rows:
+        st.caption("Both versions searched on the same sub-corpus (the sample); vector modes by "
+                   "exact cosine; qrels restricted to the sample.")
+        st.dataframe(pd.DataFrame(rows), width="stretch", hide_index=True)
+        st.plotly_chart(version_bars(rows), width="stretch")
+    else:
+        st.info("No judged query has a relevant exchange in this sample: grade some results or "
+                "import a query set to measure retrieval.")
+
+
+def pure_pair() -> tuple[str, str]:
+    names = [m["name"] for m in list_modes() if m["kind"] == "pure"]
+    a, b = st.columns(2)
+    run_a = a.selectbox("Run A", names, index=names.index("bm25:verbatim"), key="tune_run_a")
+    run_b = b.selectbox("Run B", names, index=names.index("hnsw:core"), key="tune_run_b")
+    return run_a, run_b
+
+
+def fusion_panel(run_a: str, run_b: str, queries: list[dict], qrels: dict) -> None:
+    runs = mode_runs([run_a, run_b], queries, k=fusion_tuning.DEPTH)
+    a, b, c = st.columns(3)
+    w = a.slider("Weight of run A (B gets 1 − w)", 0.0, 1.0, 0.5, 0.05, key="tune_w")
+    k = b.slider("RRF k", 1, 200, 60, key="tune_k")
+    norm = c.selectbox("wsum normaliser", ["minmax", "p95", "zscore"], key="tune_norm")
+    rows = fusion_tuning.live_rows(run_a, run_b, runs[run_a], runs[run_b], qrels, weight=w, k=k, norm=norm)
+    st.dataframe(pd.DataFrame(rows).set_index("mode").style.format("{:.3f}").highlight_max(color="#d7ecd9"),
+                 width="stretch")
+    st.caption(f"{len(qrels)} judged queries; pure runs to depth {fusion_tuning.DEPTH}, fused, cut "
+               "to 10, exactly as the engine runs these modes. Weighted RRF is measured here only "
+               "(the mode language has no weighted rrf yet); at w = 0.5 it ranks as plain rrf.")
+
+
+def grid_panel(run_a: str, run_b: str, queries: list[dict], qrels: dict) -> None:
+    runs = mode_runs([run_a, run_b], queries, k=fusion_tuning.DEPTH)
+    a, b, c = st.columns(3)
+    metric = a.selectbox("Metric", ["mrr", "ndcg@10", "p@1"], key="tune_grid_metric")
+    folds = b.number_input("Folds", 2, 10, 5, key="tune_folds")
+    seed = c.number_input("Seed", 0, 10_000, 0, key="tune_grid_seed")
+    result = fusion_tuning.grid_search(run_a, run_b, runs[run_a], runs[run_b], qrels, metric=metric,
+                                       folds=int(folds), seed=int(seed))
+    c = st.columns(3)
+    c[0].metric(f"Cross-validated {metric}", f"{result.cv_score:.3f}",
+                help="each query scored by the knobs chosen on the other folds")
+    c[1].metric(f"In-sample best {metric}", f"{result.in_sample['score']:.3f}",
+                help=md_escape(result.in_sample["mode"]))
+    c[2].metric("Optimism (in-sample − CV)", f"{result.optimism:+.3f}", delta_color="off")
+    weights, ks, scores = fusion_tuning.grid_matrix(result)
+    st.plotly_chart(grid_heatmap(weights, ks, scores, metric=metric, best=result.in_sample["params"]),
+                    width="stretch")
+    folds_table = pd.DataFrame(result.folds).assign(params=lambda d: d["params"].map(str))
+    st.dataframe(folds_table, width="stretch", hide_index=True)
