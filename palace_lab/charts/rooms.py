@@ -51,6 +51,8 @@ def room_map(stats: Sequence[RoomStat], *, size: str = "exchanges", kind: str = 
     two rooms counts in both, so the total exceeds the palace's exchange count."""
     import plotly.graph_objects as go
 
+    if size not in SIZES:
+        raise ValueError(f"unknown size {size!r}; valid sizes: {', '.join(SIZES)}")
     shown = sorted(stats, key=lambda s: -getattr(s, size))[:max_rooms]
     ids, labels, parents, values, colors = _hierarchy(shown, size)
     trace = go.Treemap if kind == "treemap" else go.Sunburst

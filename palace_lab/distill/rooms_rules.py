@@ -95,7 +95,7 @@ def concept_room(said: str, stats: CorpusStats, *, max_df_share: float = 0.15) -
         df = stats.term_df.get(phrase, 0)
         if df < 2 or df > ceiling:
             continue
-        score = (1 + math.log(tf)) * idf(phrase, stats) * math.log(df) * (1.6 if " " in phrase else 1.0)
+        score = (1 + math.log(tf)) * idf(phrase, stats) * math.log(df) * (2.0 if " " in phrase else 1.0)
         if score > best_score or (score == best_score and best and phrase < best):
             best, best_score = phrase, score
     if best is None:

@@ -74,6 +74,7 @@ def split_sentences(text: str) -> list[str]:
 
 def filler_reason(sentence: str) -> str | None:
     """``"greeting/acknowledgement"``, ``"narration"`` or None (see the module docstring)."""
+    sentence = sentence.replace("\u2019", "'")
     words = _WORD.findall(sentence.lower())
     if words and len(words) <= 8 and all(w in _ACK_WORDS for w in words) \
             and any(w in _ACK_CORE for w in words):

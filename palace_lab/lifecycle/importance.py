@@ -1,0 +1,102 @@
+"""Importance tagging: each sentence gets a level and a kind, by stated rules.
+
+Levels: ``critical`` > ``high`` > ``medium`` > ``low``. Kinds: ``decision``, ``fact``,
+``preference``, ``context``. The first rule that applies decides (cues are whole words,
+case-insensitive; "fact token" means any fact of :mod:`palace_lab.lifecycle.facts`):
+
+=====  ==========  ===========  =========================================================
+rule   level       kind         when
+=====  ==========  ===========  =========================================================
+1      critical    preference   a standing rule of the person: "always", "never", "don't
+                                ever", "from now on", "make sure to", "must"
+2      critical    decision     a decision cue ("decided", "switched", "instead", "rather
+                                than", "chose", "going with", "settled on", "opted") or
+                                "because"/"so that" with a decision verb, and a fact token
+3      critical    fact         an error that was fixed: an error fact or "bug"/"crash" with
+                                a fix cue ("fixed", "root cause", "resolved", "caused by",
+                                "the problem was", "works now", "passes now")
+4      high        preference   "I prefer", "I like", "I'd rather", "I want", "I don't like",
+                                "please use/keep/avoid"
+5      high        decision     a decision cue without a fact token, or "let's use/go with",
+                                "we'll use", "use … instead"
+6      high        fact         a config value (``key=value``, or a set/raise/lower/bump/
+                                change verb with a number), or an error (not yet fixed)
+7      medium      fact         any other fact token (path, identifier, quantity, version)
+8      low         context      everything else (acknowledgements and narration included)
+=====  ==========  ===========  =========================================================
+
+In consolidation, critical and high sentences are kept verbatim, medium ones are summarised
+(cut to their best window of words), and low ones appear only in weekly digests, as topics.
+"""
+
+from __future__ import annotations
+
+import re
+from dataclasses import dataclass
+
+from palace_lab.lifecycle.facts import CONFIG, ERROR, find_facts
+
+LEVELS = ("critical", "high", "medium", "low")
+KINDS = ("decision", "fact", "preference", "context")
+WEIGHTS = {"critical": 4, "high": 3, "medium": 2, "low": 1}
+
+_STANDING = re.compile(r"\b(?:always|never|don't ever|do not ever|from now on|make sure to|"
+                       r"must(?:n't| not)?)\b", re.I)
+_DECISION = re.compile(r"\b(?:decided|decide|decision|switched|switch(?:ing)? to|instead|"
+                       r"rather than|chose|choose|chosen|going with|go with|settled on|opted|"
+                       r"moved? (?:away from|to)|replac(?:e|ed|ing) \S+ with)\b", re.I)
+_REASONED = re.compile(r"\b(?:because|so that|since)\b", re.I)
+_DECISION_VERB = re.compile(r"\b(?:use|using|used|keep|kept|move|moved|set|switch|drop|"
+                            r"dropped|pick|picked|went|make|made|add|added|remove|removed)\b",
+                            re.I)
+_SOFT_DECISION = re.compile(r"\b(?:let's (?:use|go with|keep|do|switch)|we'll use|we will use|"
+                            r"i'll use|use \S+(?: \S+){0,3} instead)\b", re.I)
+_FIX = re.compile(r"\b(?:fixed|fixes|root cause|resolved|caused by|the problem was|the issue "
+                  r"was|works now|passes now|now passes|no longer)\b", re.I)
+_BUG = re.compile(r"\b(?:bug|crash(?:ed|es)?|regression|deadlock|leak)\b", re.I)
+_PREFER = re.compile(r"\b(?:i prefer|i'd prefer|i like|i'd rather|i would rather|i want|"
+                     r"i don't like|i do not like|i hate|please (?:use|keep|avoid|don't))\b",
+                     re.I)
+_SET_NUMBER = re.compile(r"\b(?:set|sets|setting|raised?|lowered?|bump(?:ed)?|increased?|"
+                         r"decreased?|reduced?|changed?|capped?|limit(?:ed)?)\b[^.]*?\d", re.I)
+
+
+@dataclass(frozen=True)
+class Tag:
+    """A sentence's importance: level, kind and the number of the rule that decided."""
+
+    level: str
+    kind: str
+    rule: int
+
+    @property
+    def weight(self) -> int:
+        return WEIGHTS[self.level]
+
+
+def tag(sentence: str) -> Tag:
+    """The importance of one sentence (see the module docstring for the rules)."""
+    s = sentence.replace("\u2019", "'")
+    facts = find_facts(s)
+    if _STANDING.search(s):
+        return Tag("critical", "preference", 1)
+    decided = _DECISION.search(s) or (_REASONED.search(s) and _DECISION_VERB.search(s))
+    if decided and facts:
+        return Tag("critical", "decision", 2)
+    error = ERROR.search(s) or _BUG.search(s)
+    if error and _FIX.search(s):
+        return Tag("critical", "fact", 3)
+    if _PREFER.search(s):
+        return Tag("high", "preference", 4)
+    if decided or _SOFT_DECISION.search(s):
+        return Tag("high", "decision", 5)
+    if CONFIG.search(s) or (_SET_NUMBER.search(s) and facts) or ERROR.search(s):
+        return Tag("high", "fact", 6)
+    if facts:
+        return Tag("medium", "fact", 7)
+    return Tag("low", "context", 8)
+
+
+def at_least(level: str, floor: str) -> bool:
+    """True when ``level`` is ``floor`` or more important."""
+    return LEVELS.index(level) <= LEVELS.index(floor)
