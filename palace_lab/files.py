@@ -27,6 +27,7 @@ BARE_NAMES = frozenset(
     "CMakeLists.txt LICENSE README CHANGELOG CODEOWNERS".split()
 )
 
+_BARE_STARTS = tuple(BARE_NAMES) + ("Dockerfile",)
 _BACKTICK = re.compile(r"`([^`\n]{2,200})`")
 _PATH = re.compile(
     r"(?<![\w@/.\-~])"  # not glued to a preceding word, URL or path
@@ -59,9 +60,12 @@ def _is_file_like(candidate: str) -> bool:
     return ext.lower() in EXTENSIONS
 
 
+_LINE_SUFFIX = re.compile(r":\d+(?::\d+)?$")
+
+
 def normalise_path(path: str, cwd: str | None = None) -> str:
     p = path.replace("\\", "/").strip().strip("'\"()[]{}<>,;")
-    p = re.sub(r":\d+(?::\d+)?$", "", p)
+    p = _LINE_SUFFIX.sub("", p)
     if cwd:
         root = cwd.rstrip("/") + "/"
         if p.startswith(root):
@@ -83,6 +87,9 @@ def files_touched(text: str, cwd: str | None = None, limit: int = 50) -> tuple[s
     """Normalised file paths mentioned in ``text``, in order of first appearance."""
     seen: dict[str, None] = {}
     for raw in _candidates(text):
+        # Most candidates are plain words: without a dot only a few bare names can be files.
+        if "." not in raw and not raw.rsplit("/", 1)[-1].startswith(_BARE_STARTS):
+            continue
         path = normalise_path(raw, cwd)
         if len(path) < 3 or not _is_file_like(path) or path in seen:
             continue

@@ -51,6 +51,13 @@ from palace_lab.llm_cost import (  # noqa: F401 - re-exported: the one import fo
 )
 from palace_lab.llm_schema import validate  # noqa: F401 - re-exported
 
+__all__ = [
+    "BATCH_DISCOUNT", "PRICES_USD_PER_MTOK", "BatchStatus", "BoundedRun", "Budget", "LLMClient",
+    "LLMResult", "Tool", "Usage", "cost_of", "estimate_cost", "estimate_tokens",
+    "interpret_reply", "load_prices", "price_for", "resolve_prices", "run_bounded",
+    "system_with_cache", "validate", "worst_case_cost",
+]
+
 MAX_RETRY_AFTER_S = 120.0
 System = str | Sequence[str | Mapping[str, Any]]
 Check = Callable[[dict], list[str]]
@@ -130,7 +137,8 @@ def run_bounded(
     """Run ``fn`` over ``items`` on at most ``max_concurrency`` threads.
 
     The first ``stop_on`` error stops new items from starting; items already running finish
-    and keep their results. Any other exception propagates.
+    and keep their results. Any other exception also stops new items (a refused key must not
+    be tried a thousand more times) and is raised once the running items are done.
     """
     stop = threading.Event()
     errors: list[BaseException] = []
@@ -140,13 +148,16 @@ def run_bounded(
             return None
         try:
             return fn(item)
-        except stop_on as exc:
+        except Exception as exc:  # noqa: BLE001 - recorded, then re-raised below or returned
             stop.set()
             errors.append(exc)
             return None
 
     with ThreadPoolExecutor(max_workers=max(1, max_concurrency)) as pool:
         results = list(pool.map(guarded, items))
+    fatal = [e for e in errors if not isinstance(e, stop_on)]
+    if fatal:
+        raise fatal[0]
     return BoundedRun(results, errors[0] if errors else None)
 
 

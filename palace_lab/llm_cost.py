@@ -85,7 +85,7 @@ def estimate_tokens(text: str) -> int:
     Claude's tokenizer averages about 3.5-4 characters per token on English and code; counting
     3, and every non-ASCII character as a whole token, errs high so that a cap built on it holds.
     """
-    non_ascii = sum(1 for c in text if ord(c) > 127)
+    non_ascii = 0 if text.isascii() else sum(1 for c in text if ord(c) > 127)
     return math.ceil((len(text) - non_ascii) / 3) + non_ascii
 
 

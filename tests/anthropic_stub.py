@@ -50,7 +50,13 @@ def text(words: str) -> Behaviour:
     return Behaviour("text", words)
 
 
-_ERROR_TYPES = {429: "rate_limit_error", 529: "overloaded_error", 500: "api_error", 400: "invalid_request_error", 401: "authentication_error"}
+_ERROR_TYPES = {
+    400: "invalid_request_error",
+    401: "authentication_error",
+    429: "rate_limit_error",
+    500: "api_error",
+    529: "overloaded_error",
+}
 
 
 def error(status: int, *, retry_after: float | None = None) -> Behaviour:
@@ -172,7 +178,8 @@ class AnthropicStub:
             content = [{"type": "text", "text": behaviour.data}]
         else:
             data = behaviour.data if behaviour.data is not None else default_card(body)
-            content = [{"type": "tool_use", "id": f"toolu_{len(self.requests):04d}", "name": tool, "input": data}]
+            call_id = f"toolu_{len(self.requests):04d}"
+            content = [{"type": "tool_use", "id": call_id, "name": tool, "input": data}]
         return {
             "id": f"msg_{len(self.requests):04d}",
             "type": "message",
@@ -210,12 +217,22 @@ class AnthropicStub:
             "id": batch_id,
             "type": "message_batch",
             "processing_status": "ended" if ended else "in_progress",
-            "request_counts": {"processing": 0 if ended else n, "succeeded": n if ended else 0, "errored": 0, "canceled": 0, "expired": 0},
+            "request_counts": {
+                "processing": 0 if ended else n,
+                "succeeded": n if ended else 0,
+                "errored": 0,
+                "canceled": 0,
+                "expired": 0,
+            },
             "created_at": "2026-03-01T00:00:00Z",
             "expires_at": "2026-03-02T00:00:00Z",
             "ended_at": "2026-03-01T00:05:00Z" if ended else None,
             "results_url": f"{self.base_url}/v1/messages/batches/{batch_id}/results" if ended else None,
         }
+
+
+def _not_found(path: str) -> dict:
+    return {"type": "error", "error": {"type": "not_found_error", "message": path}}
 
 
 class _Handler(BaseHTTPRequestHandler):
@@ -251,7 +268,7 @@ class _Handler(BaseHTTPRequestHandler):
         if rec.path == "/v1/messages/batches":
             return self._send(200, self.stub.create_batch(rec.body))
         if rec.path != "/v1/messages":
-            return self._send(404, {"type": "error", "error": {"type": "not_found_error", "message": rec.path}})
+            return self._send(404, _not_found(rec.path))
         with self.stub._lock:
             self.stub.in_flight += 1
             self.stub.max_in_flight = max(self.stub.max_in_flight, self.stub.in_flight)
@@ -275,7 +292,7 @@ class _Handler(BaseHTTPRequestHandler):
         rec = self._record()
         m = re.fullmatch(r"/v1/messages/batches/(msgbatch_\w+)(/results)?", rec.path)
         if not m or m.group(1) not in self.stub.batches:
-            return self._send(404, {"type": "error", "error": {"type": "not_found_error", "message": rec.path}})
+            return self._send(404, _not_found(rec.path))
         batch_id = m.group(1)
         if m.group(2):
             lines = "".join(json.dumps(r) + "\n" for r in self.stub.batches[batch_id]["results"])

@@ -68,7 +68,8 @@ def test_tool_call_tool_result_and_thinking():
     messages = PARSER.parse(EXPORT).conversations[0].messages
     think, call, out = messages[5], messages[6], messages[7]
     # Reasoning is kept for drill-down but not searchable: it is not what anyone said.
-    assert (think.text, think.meta) == ("I should load ids.csv with dtype=str.", {"thinking": True})
+    assert think.text == "I should load ids.csv with dtype=str."
+    assert think.meta == {"thinking": True}
     assert call.tool_name == "python"
     assert call.text == "import pandas as pd\npd.read_csv('ids.csv', dtype=str).head()"
     assert call.meta == {"model": "o3"}
@@ -129,7 +130,8 @@ def test_zip_export_gives_the_same_conversations(tmp_path):
 def test_zip_without_conversations_json_names_what_it_found(tmp_path):
     archive = _zip(tmp_path / "photos.zip", {"a.png": b"x", "notes.txt": b"y"})
     assert not PARSER.sniff(archive, read_head(archive))
-    with pytest.raises(UnknownFormatError, match=r"without conversations\.json.*a\.png, notes\.txt"):
+    found = r"without conversations\.json.*a\.png, notes\.txt"
+    with pytest.raises(UnknownFormatError, match=found):
         PARSER.parse(archive)
 
 

@@ -182,7 +182,8 @@ def test_parse_write_parse_is_stable(conversations):
         with open(source, "w", encoding="utf-8") as fh:
             for cid, lines in conversations.items():
                 for line in lines:
-                    fh.write(json.dumps({"conversation_id": cid, **line}, ensure_ascii=False) + "\n")
+                    record = {"conversation_id": cid, **line}
+                    fh.write(json.dumps(record, ensure_ascii=False) + "\n")
         first = PARSER.parse(source)
         write_palace_jsonl(first.conversations, copy)
         second = PARSER.parse(copy)

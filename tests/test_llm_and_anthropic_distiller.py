@@ -119,7 +119,11 @@ def distiller(stub: AnthropicStub, **options) -> AnthropicDistiller:
 
 def good_answer(detail: str = "pool_size", key: str = "connection_pool") -> dict:
     room = {"room_type": "concept", "room_key": key, "room_label": "Pool", "relevance": 0.9}
-    return {"exchange_core": "Raised pool_size to 40.", "specific_context": detail, "room_assignments": [room]}
+    return {
+        "exchange_core": "Raised pool_size to 40.",
+        "specific_context": detail,
+        "room_assignments": [room],
+    }
 
 
 # ------------------------------------------------------------------------------ live calls
@@ -230,10 +234,11 @@ def test_a_timeout_is_retried(stub):
     assert len(stub.calls()) == 2 and outcome.error is None
 
 
-def test_a_refused_key_stops_the_run(stub):
-    stub.push(error(401))
+def test_a_refused_key_stops_the_run_without_trying_every_exchange(stub):
+    stub.push(*[error(401) for _ in range(8)])
     with pytest.raises(DistillError, match="refused"):
-        distiller(stub).distill_batch([exchange(1)], stats=STATS)
+        distiller(stub, max_concurrency=1).distill_batch([exchange(i) for i in range(8)], stats=STATS)
+    assert len(stub.calls()) == 1
 
 
 def test_concurrency_is_bounded(stub):
@@ -427,12 +432,16 @@ def test_the_version_follows_template_and_model():
     a = AnthropicDistiller(api_key=KEY)
     b = AnthropicDistiller(api_key=KEY, template=DEFAULT_TEMPLATE + "\nBe brief.")
     c = AnthropicDistiller(api_key=KEY, model="claude-sonnet-4-5")
-    assert len({a.version, b.version, c.version}) == 3
+    d = AnthropicDistiller(api_key=KEY, max_exchange_chars=8000)
+    assert len({a.version, b.version, c.version, d.version}) == 4
+    assert d.version == a.version + ":cut8000"
+    assert a.config["template"] == DEFAULT_TEMPLATE and "api_key" not in a.config
     assert a.version.startswith("anthropic:claude-haiku-4-5:") and len(a.version.rsplit(":", 1)[1]) == 8
 
 
 def test_the_custom_template_is_what_is_sent(stub):
-    d = distiller(stub, template="Card for {exchange_id} in {project}:\n<exchange>\n{exchange_text}\n</exchange>")
+    template = "Card for {exchange_id} in {project}:\n<exchange>\n{exchange_text}\n</exchange>"
+    d = distiller(stub, template=template)
     d.distill_batch([exchange(3)], stats=STATS)
     assert stub.calls()[0].body["messages"][0]["content"].startswith("Card for x000000000000003 in palace:")
 
@@ -440,7 +449,8 @@ def test_the_custom_template_is_what_is_sent(stub):
 def test_the_validator_reports_paths():
     ok = good_answer()
     assert validate(ok, CARD_SCHEMA) == []
-    bad = {**ok, "extra": 1, "room_assignments": [{**ok["room_assignments"][0], "room_key": "Bad Key", "relevance": 2}]}
+    room = {**ok["room_assignments"][0], "room_key": "Bad Key", "relevance": 2}
+    bad = {**ok, "extra": 1, "room_assignments": [room]}
     errors = validate(bad, CARD_SCHEMA)
     assert "$: unexpected field 'extra'" in errors
     assert any(e.startswith("$.room_assignments[0].room_key:") for e in errors)
@@ -449,7 +459,8 @@ def test_the_validator_reports_paths():
 
 
 def test_llm_client_call_json_is_reusable_for_other_schemas(stub):
-    schema = {"type": "object", "required": ["grade"], "properties": {"grade": {"type": "integer", "minimum": 0, "maximum": 3}}}
+    grade = {"type": "integer", "minimum": 0, "maximum": 3}
+    schema = {"type": "object", "required": ["grade"], "properties": {"grade": grade}}
     stub.push(answer({"grade": 7}), answer({"grade": 2}))
     client = LLMClient(api_key=KEY, base_url=stub.base_url, max_retries=0, backoff_base_s=0.001)
     result = client.call_json("Grade it.", "query and hit", schema, tool_name="grade")

@@ -30,7 +30,14 @@ def fake(n: int, alphabet: str = ALNUM) -> str:
 
 
 UPPER = string.ascii_uppercase + string.digits
+DIGITS = string.digits
 PEM_BODY = "\n".join(fake(64, ALNUM + "+/") for _ in range(4))
+JWT = "eyJhbGciOiJIUzI1NiJ9." + fake(40) + "." + fake(43, ALNUM + "-_")
+
+
+def pem(label: str) -> str:
+    return f"-----BEGIN {label}-----\n{PEM_BODY}\n-----END {label}-----"
+
 
 # (kind, secret, line the secret appears in, marked {s})
 SECRETS = [
@@ -43,12 +50,12 @@ SECRETS = [
     ("github_token", "gho_" + fake(36), "oauth token {s} expires tomorrow"),
     ("github_token", "ghs_" + fake(36), "GH_INSTALLATION={s}"),
     ("github_token", "github_pat_11" + fake(20) + "_" + fake(59), "gh auth login --with-token < {s}"),
-    ("slack_token", "xoxb-" + fake(12, string.digits) + "-" + fake(13, string.digits) + "-" + fake(24), "slack bot {s}"),
-    ("slack_token", "xoxp-" + fake(11, string.digits) + "-" + fake(12, string.digits) + "-" + fake(32), "user token: {s}"),
-    ("slack_token", "xoxa-2-" + fake(12, string.digits) + "-" + fake(30), "app token={s};"),
+    ("slack_token", f"xoxb-{fake(12, DIGITS)}-{fake(13, DIGITS)}-{fake(24)}", "slack bot {s}"),
+    ("slack_token", f"xoxp-{fake(11, DIGITS)}-{fake(12, DIGITS)}-{fake(32)}", "user token: {s}"),
+    ("slack_token", f"xoxa-2-{fake(12, DIGITS)}-{fake(30)}", "app token={s};"),
     ("gitlab_token", "glpat-" + fake(20, ALNUM + "-_"), "PRIVATE-TOKEN: {s}"),
     ("npm_token", "npm_" + fake(36), "//registry.npmjs.org/:_authToken={s}"),
-    ("bearer_token", "eyJhbGciOiJIUzI1NiJ9." + fake(40) + "." + fake(43, ALNUM + "-_"), 'curl -H "Authorization: Bearer {s}" https://api.example.com/v1/me'),
+    ("bearer_token", JWT, 'curl -H "Authorization: Bearer {s}" https://api.example.com/v1/me'),
     ("bearer_token", fake(40, ALNUM), "Authorization: Bearer {s}"),
     ("url_password", fake(18), "DATABASE_URL=postgres://app:{s}@db.internal:5432/app"),
     ("url_password", "p4ss-" + fake(10), "git clone https://deploy:{s}@git.example.com/team/repo.git"),
@@ -64,8 +71,8 @@ SECRETS = [
     ("env_secret", '"' + fake(40) + '"', "export JWT_SIGNING_TOKEN={s}"),
     ("env_secret", "hunter2", "PASSWORD=hunter2"),
     ("env_secret", fake(40, ALNUM + "/+"), "AWS_SECRET_ACCESS_KEY={s}"),
-    ("private_key", f"-----BEGIN RSA PRIVATE KEY-----\n{PEM_BODY}\n-----END RSA PRIVATE KEY-----", "{s}"),
-    ("private_key", f"-----BEGIN OPENSSH PRIVATE KEY-----\n{PEM_BODY}\n-----END OPENSSH PRIVATE KEY-----", "key file:\n{s}"),
+    ("private_key", pem("RSA PRIVATE KEY"), "{s}"),
+    ("private_key", pem("OPENSSH PRIVATE KEY"), "key file:\n{s}"),
     ("private_key", f"-----BEGIN PRIVATE KEY-----\n{PEM_BODY}", "truncated paste: {s}"),
 ]
 

@@ -12,7 +12,7 @@ from ui.exchange import show_card, show_messages
 from ui.search import content_key, prepare
 from ui.state import db_path, distiller_version, embedder_name, engine_for, palace
 
-TSNE_MAX_POINTS = 2000
+TSNE_MAX_POINTS = 1000
 
 
 def stats(size: str) -> list[rooms.RoomStat]:

@@ -64,6 +64,7 @@ from palace_lab.model import DistilledCard, Exchange, Room, preview_of
 from palace_lab.redact import merge_counts, redact, redact_text
 
 DEFAULT_MODEL = "claude-haiku-4-5"
+DEFAULT_MAX_EXCHANGE_CHARS = 24_000  # longer exchanges lose their middle (it is said so)
 STATE_PREFIX = "anthropic.batch"
 CARD_TOOL = Tool(CARD_SCHEMA, TOOL_NAME, TOOL_DESCRIPTION, MAX_CARD_TOKENS)
 # The API allows 100,000 requests or 256 MB per batch; stay well inside both.
@@ -117,12 +118,14 @@ class AnthropicDistiller(Distiller):
         backoff_base_s: float = 1.0,
         poll_interval_s: float = 30.0,
         batch_wait_s: float | None = None,
-        max_exchange_chars: int = 24_000,
+        max_exchange_chars: int = DEFAULT_MAX_EXCHANGE_CHARS,
         fallback: Distiller | None = None,
     ) -> None:
         check_template(template)
         self.model, self.template = model, template
-        self._version = f"anthropic:{model}:{prompt_hash(template)}"
+        self._version = f"anthropic:{model}:{prompt_hash(template)}" + (
+            "" if max_exchange_chars == DEFAULT_MAX_EXCHANGE_CHARS else f":cut{max_exchange_chars}"
+        )
         self.max_concurrency, self.max_cost_usd = max_concurrency, max_cost_usd
         self.use_batches, self.batch_threshold = use_batches, batch_threshold
         self.state: MutableMapping[str, str] = state if state is not None else {}
@@ -148,6 +151,16 @@ class AnthropicDistiller(Distiller):
         return self._version
 
     @property
+    def config(self) -> dict:
+        """What makes this version (stored with it in the palace); never the key."""
+        return {
+            "model": self.model,
+            "prompt_hash": prompt_hash(self.template),
+            "template": self.template,
+            "max_exchange_chars": self.max_exchange_chars,
+        }
+
+    @property
     def spent_usd(self) -> float:
         return self._llm.spent_usd if self._llm is not None else 0.0
 
@@ -158,7 +171,7 @@ class AnthropicDistiller(Distiller):
     def estimate_cost(self, exchanges: Sequence[Exchange]) -> float:
         """Dollars for ``exchanges``: prefix + rendered exchange in, a typical card out."""
         prefix = INSTRUCTIONS + json.dumps(CARD_TOOL.definition())
-        texts = [prefix + self._job(x).user_text for x in exchanges]
+        texts = [prefix + self._draft(x) for x in exchanges]
         batch = self._batch_mode(exchanges)
         return estimate_cost(
             texts, EXPECTED_CARD_TOKENS, model=self.model, prices=self.prices, batch=batch
@@ -218,6 +231,7 @@ class AnthropicDistiller(Distiller):
         return max(len(exchanges), self._run_size) > self.batch_threshold
 
     def _job(self, exchange: Exchange) -> _Job:
+        # Redact before shortening, so a cut can never leave half a secret unrecognisable.
         verbatim = redact(exchange.verbatim)
         request = shorten_middle(redact_text(exchange.request), self.max_exchange_chars // 4)
         text = shorten_middle(verbatim.text, self.max_exchange_chars)
@@ -226,6 +240,15 @@ class AnthropicDistiller(Distiller):
         sent = redact(render(self.template, values))  # also covers ids, project, timestamp
         counts = merge_counts(verbatim.counts, sent.counts)
         return _Job(exchange, sent.text, f"{request}\n{text}", files, counts)
+
+    def _draft(self, exchange: Exchange) -> str:
+        """The user turn without redaction: as long as the real one to within a few
+        characters per secret, and cheap enough to estimate a whole palace."""
+        request = shorten_middle(exchange.request, self.max_exchange_chars // 4)
+        text = shorten_middle(exchange.verbatim, self.max_exchange_chars)
+        files = files_touched_for(exchange)
+        values = PromptValues.of(exchange, files=files, exchange_text=text, request=request)
+        return render(self.template, values)
 
     def _check(self, job: _Job, answer: dict) -> list[str]:
         return card_answer_errors(answer, job.source_text)

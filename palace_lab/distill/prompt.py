@@ -167,12 +167,18 @@ def shorten_middle(text: str, limit: int) -> str:
 
 
 def files_touched_for(exchange: Exchange) -> tuple[str, ...]:
-    """File paths by the regular expression of :mod:`palace_lab.files` (the exchange's own
-    ``files_touched`` until that module exists)."""
+    """File paths by the regular expression of :mod:`palace_lab.files`, never by the model.
+
+    The segmenter already ran that expression (with the session's working directory, which
+    only it knows) and stored the result on the exchange; it is recomputed from the verbatim
+    text only for an exchange that carries none.
+    """
+    if exchange.files_touched:
+        return tuple(exchange.files_touched)
     try:
         from palace_lab.files import files_touched
     except ImportError:
-        return tuple(exchange.files_touched)
+        return ()
     return tuple(files_touched(exchange.verbatim))
 
 

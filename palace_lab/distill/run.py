@@ -15,7 +15,7 @@ from dataclasses import dataclass, field, replace
 
 from palace_lab.distill.base import Distiller, DistillOutcome
 from palace_lab.distill.terms import corpus_stats
-from palace_lab.errors import BudgetExceededError
+from palace_lab.errors import BudgetExceededError, DistillError
 from palace_lab.model import Exchange
 
 
@@ -108,7 +108,14 @@ def distill_palace(
         _run_batches(palace, distiller, pending, stats, summary, batch_size, progress, should_stop)
     except BudgetExceededError as exc:
         summary.stopped = f"budget: {exc}"
+    except DistillError as exc:
+        if type(exc).__name__ != "BatchPendingError":
+            raise
+        summary.stopped = f"pending: {exc} (run again to collect the results)"
     summary.seconds = time.perf_counter() - start
+    sent = getattr(distiller, "redaction_report", None)
+    for kind, count in (sent() if sent else {}).items():
+        summary.redactions[kind] = summary.redactions.get(kind, 0) + count
     return summary
 
 
@@ -119,13 +126,25 @@ def _run_batches(palace, distiller, pending: list[Exchange], stats, summary, bat
             summary.stopped = "stopped by request"
             return
         chunk = pending[i:i + batch_size]
-        outcomes = [redact_outcome(o, summary.redactions)
-                    for o in distiller.distill_batch(chunk, stats=stats)]
-        palace.put_cards(outcomes, {e.exchange_id: e.hash for e in chunk})
-        summary.made += len(outcomes)
-        summary.failed += sum(1 for o in outcomes if o.card.fallback)
-        summary.input_tokens += sum(o.input_tokens for o in outcomes)
-        summary.output_tokens += sum(o.output_tokens for o in outcomes)
-        summary.cost_usd += sum(o.cost_usd for o in outcomes)
-        if progress:
-            progress(summary.made, summary.total, outcomes)
+        try:
+            made = distiller.distill_batch(chunk, stats=stats)
+        except BudgetExceededError as exc:
+            # Keep what the interrupted chunk already made, then stop.
+            partial = [o for o in getattr(exc, "outcomes", []) if o is not None]
+            _store(palace, partial, chunk, summary, progress)
+            raise
+        _store(palace, made, chunk, summary, progress)
+
+
+def _store(palace, made: list[DistillOutcome], chunk: list[Exchange], summary, progress) -> None:
+    if not made:
+        return
+    outcomes = [redact_outcome(o, summary.redactions) for o in made]
+    palace.put_cards(outcomes, {e.exchange_id: e.hash for e in chunk})
+    summary.made += len(outcomes)
+    summary.failed += sum(1 for o in outcomes if o.card.fallback)
+    summary.input_tokens += sum(o.input_tokens for o in outcomes)
+    summary.output_tokens += sum(o.output_tokens for o in outcomes)
+    summary.cost_usd += sum(o.cost_usd for o in outcomes)
+    if progress:
+        progress(summary.made, summary.total, outcomes)

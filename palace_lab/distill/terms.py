@@ -31,12 +31,28 @@ STOPWORDS = frozenset(
 )
 
 
-try:  # scikit-learn's English list widens ours; it is a hard dependency anyway
-    from sklearn.feature_extraction.text import ENGLISH_STOP_WORDS as _SK
-
-    STOPWORDS = STOPWORDS | frozenset(_SK)
-except ImportError:  # pragma: no cover
-    pass
+# Function words beyond the short list above (our own list; importing scikit-learn's would
+# cost seconds at start-up for a set of words).
+STOPWORDS = STOPWORDS | frozenset(
+    """
+    above across afterwards against almost alone along already although always am among
+    amongst amount another anyhow anyone anyway anywhere around back became become becomes
+    becoming beforehand behind below beside besides between beyond cannot co con couldn
+    describe detail down due during either elsewhere empty enough etc even ever every
+    everyone everywhere except fifteen fifty fill find fire five former formerly forty found
+    four front further give hasn hence hereafter hereby herein hereupon hers herself himself
+    his however hundred ie inc indeed interest itself keep latter latterly least less ltd
+    many meanwhile mine moreover mostly move much myself name namely neither never
+    nevertheless nine nobody none noone nothing nowhere off often once onto others otherwise
+    ours ourselves part perhaps put rather re seem seemed seeming seems serious several she
+    side since sincere six sixty somehow someone something sometime sometimes somewhere
+    take ten themselves thence thereafter thereby therefore therein thereupon thick thin
+    third though three through throughout thru thus together top toward towards twelve
+    twenty un until upon us whatever whence whenever whereafter whereas whereby wherein
+    whereupon wherever whether whither whoever whole whose within wouldn yet yours yourself
+    yourselves doesn didn isn wasn weren aren won shouldn haven hadn ll ve
+    """.split()
+)
 GENERIC = frozenset(
     """
     thing things something anything everything stuff way ways part parts kind lot lots bit

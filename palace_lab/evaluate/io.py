@@ -77,9 +77,10 @@ def parse_queries(text: str, name: str = "queries") -> list[dict]:
         except json.JSONDecodeError as exc:
             raise ValueError(f"{where}: not valid JSON ({exc.msg})") from None
         query = _query_from(obj, where)
-        if query["query_id"] in seen:
-            raise ValueError(f"{where}: query_id {query['query_id']!r} repeats line {seen[query['query_id']]}")
-        seen[query["query_id"]] = number
+        qid = query["query_id"]
+        if qid in seen:
+            raise ValueError(f"{where}: query_id {qid!r} repeats line {seen[qid]}")
+        seen[qid] = number
         out.append(query)
     return out
 

@@ -46,10 +46,12 @@ _IDENT = re.compile(
     r"|[A-Z][a-z0-9]+[A-Z][A-Za-z0-9]+)(?![\w/])")
 _ERROR = re.compile(r"([A-Z]\w*(?:Error|Exception):.*|\b(?:error|fatal|panic|FAILED)(?:\[\w+\])?:.*)")
 _SENTENCE = re.compile(r"[^.!?\n]+")
-STOPWORDS = frozenset("""a an the and or but if then of to in on at by for with from into as is are was were be
-been it its this that these those there here i me my we our you your they them what which who when where
-why how all any can will just do does did have has had not no so than too very would could should may
-might must please thanks also about like want need make get use using let lets im it's i'm dont don't
+STOPWORDS = frozenset("""
+a an the and or but if then of to in on at by for with from into as is are was were be been it
+its this that these those there here i me my we our you your they them what which who when
+where why how all any can will just do does did have has had not no so than too very would
+could should may might must please thanks also about like want need make get use using let
+lets im it's i'm dont don't
 """.split())
 
 

@@ -194,7 +194,8 @@ def _notes(runs: Mapping[str, Run], qrels: Qrels, rel_level: int | None) -> list
         if cov.missing_from_run:
             notes.append(f"{mode}: {len(cov.missing_from_run)} judged queries have no results (scored 0)")
         if cov.unjudged:
-            notes.append(f"{mode}: {cov.unjudged} of {cov.retrieved} top-10 results are unjudged (grade 0 assumed)")
+            notes.append(f"{mode}: {cov.unjudged} of {cov.retrieved} top-10 results are unjudged "
+                         "(grade 0 assumed)")
     no_relevant = coverage(qrels, {}, 10, rel_level=rel_level or 2).no_relevant
     if no_relevant:
         notes.append(f"{len(no_relevant)} judged queries have no relevant exchange; they score 0 "
@@ -221,7 +222,8 @@ def paper_table(runs: Mapping[str, Run], qrels: Qrels, modes: Mapping | Iterable
         comparison = compare_values({m: v[primary] for m, v in values.items()}, primary,
                                     summary["best_verbatim"], test=test, correction=correction, alpha=alpha)
     rows = sorted(_mode_rows(values, info, columns), key=lambda r: _sort_key(r, primary))
-    by_type, summary["by_type"] = _type_rows(values, info, columns, _types_of(queries, sorted(qrels)), primary)
+    types = _types_of(queries, sorted(qrels))
+    by_type, summary["by_type"] = _type_rows(values, info, columns, types, primary)
     return PaperReport(tuple(columns), primary, tuple(_with_significance(rows, comparison)),
                        tuple(by_type), summary, comparison, tuple(_notes(runs, qrels, rel_level)))
 
@@ -244,6 +246,7 @@ def evaluate_modes(engine_run: Callable[[dict[str, str], str, int], Run], modes:
     report = paper_table(runs, qrels, info, queries=query_list, **table_options)
     unasked = sorted(set(qrels) - set(texts))
     if unasked:
-        note = f"{len(unasked)} judged queries are not in the queries file (scored 0): {', '.join(unasked[:5])}"
+        note = (f"{len(unasked)} judged queries are not in the queries file (scored 0): "
+                f"{', '.join(unasked[:5])}")
         report = replace(report, notes=(*report.notes, note))
     return report

@@ -168,8 +168,8 @@ class Comparison:
     rows: tuple[PairedResult, ...]
     notes: tuple[str, ...] = field(default_factory=tuple)
 
-    COLUMNS = ("a", "b", "n", "zero_diffs", "mean_a", "mean_b", "diff", "d", "t", "p_t", "p_t_adj",
-               "w", "p_w", "p_w_adj", "significant")
+    COLUMNS = ("a", "b", "n", "zero_diffs", "mean_a", "mean_b", "diff", "d", "t", "p_t",
+               "p_t_adj", "w", "p_w", "p_w_adj", "significant")
 
     def adjusted(self, row: PairedResult) -> float:
         return row.p_t_adj if self.test == "t" else row.p_w_adj
@@ -196,7 +196,8 @@ class Comparison:
     def to_markdown(self) -> str:
         title = (f"**{self.metric}**, paired {self.test}-test, {self.correction} correction over "
                  f"{len(self.rows)} comparisons, alpha {self.alpha}\n\n")
-        return title + markdown(self.row_dicts(), self.COLUMNS, digits=4) + "".join(f"\n{n}" for n in self.notes)
+        table = markdown(self.row_dicts(), self.COLUMNS, digits=4)
+        return title + table + "".join(f"\n{n}" for n in self.notes)
 
     def matrix_markdown(self) -> str:
         modes = list(self.means)
@@ -232,5 +233,6 @@ def compare(runs: Mapping[str, Run], qrels: Qrels, metric: str = "mrr", baseline
     ``baseline``), correcting the p-values over the whole family of comparisons."""
     if len(runs) < 2:
         raise ValueError("compare needs at least two runs")
-    values = {mode: per_query(qrels, run, [metric], rel_level=rel_level)[metric] for mode, run in runs.items()}
+    values = {mode: per_query(qrels, run, [metric], rel_level=rel_level)[metric]
+              for mode, run in runs.items()}
     return compare_values(values, metric, baseline, test=test, correction=correction, alpha=alpha)

@@ -102,7 +102,8 @@ def kfold(query_ids: Iterable[str], folds: int, seed: int = 0) -> list[list[str]
     at most one). Deterministic for a seed and independent of the input order."""
     qids = sorted(set(query_ids))
     if not 2 <= folds <= len(qids):
-        raise ValueError(f"cross-validation needs 2 <= folds <= queries; got {folds} folds, {len(qids)} queries")
+        raise ValueError(f"cross-validation needs 2 <= folds <= queries; "
+                         f"got {folds} folds, {len(qids)} queries")
     random.Random(seed).shuffle(qids)
     return [sorted(qids[i::folds]) for i in range(folds)]
 
@@ -165,7 +166,8 @@ def tune(run_mode: RunMode, template: str | Callable[[dict], str], params: Seque
     held_out: dict[str, float] = {}
     fold_rows = []
     for number, test in enumerate(kfold(qrels, folds, seed), start=1):
-        train = [q for q in sorted(qrels) if q not in set(test)]
+        held = set(test)
+        train = [q for q in sorted(qrels) if q not in held]
         best, train_score = _argmax(scores, train)
         held_out.update({q: scores[best][q] for q in test})
         fold_rows.append({"fold": number, "params": points[best], "mode": modes[best],
@@ -173,7 +175,8 @@ def tune(run_mode: RunMode, template: str | Callable[[dict], str], params: Seque
                           "n_test": len(test), "test_score": _mean(scores[best], test)})
     best, score = _argmax(scores, sorted(qrels))
     in_sample = {"params": points[best], "mode": modes[best], "score": score}
-    grid_scores = tuple({"params": p, "mode": m, "score": _mean(s, s)} for p, m, s in zip(points, modes, scores))
+    grid_scores = tuple({"params": p, "mode": m, "score": _mean(s, s)}
+                        for p, m, s in zip(points, modes, scores))
     return Tuning(metric, seed, tuple(fold_rows), _mean(held_out, held_out), in_sample, grid_scores)
 
 

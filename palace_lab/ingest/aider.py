@@ -219,7 +219,8 @@ def _fields(block: _Block) -> dict:
     text = "\n".join(block.lines).strip("\n")
     if block.kind == "tool":
         commits = [m.group(1) for m in map(_COMMIT.match, block.lines) if m]
-        return {"role": "tool_result", "text": text, "meta": {"commits": commits} if commits else {}}
+        meta = {"commits": commits} if commits else {}
+        return {"role": "tool_result", "text": text, "meta": meta}
     if block.kind == "text":
         if not text.strip():
             raise _Skip("empty_message")

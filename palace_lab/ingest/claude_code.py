@@ -21,6 +21,7 @@ from __future__ import annotations
 
 import json
 import re
+from functools import lru_cache
 from pathlib import Path
 
 from palace_lab.ingest.base import Parser, ParseResult, first_json_lines, iter_jsonl
@@ -239,9 +240,16 @@ def _place_queued(b: _Builder, queued: list[dict]) -> None:
         b.messages.insert(q["at"], entry)
 
 
+@lru_cache(maxsize=64)
+def _agent_siblings(folder: Path, mtime_ns: int) -> tuple[Path, ...]:
+    """Older-layout subagent files of a folder, listed once per folder state (not per session:
+    a project folder can hold thousands of sessions). The mtime in the key sees new files."""
+    return tuple(sorted(folder.glob("agent-*.jsonl")))
+
+
 def _subagent_files(path: Path, session_id: str | None) -> list[Path]:
     found = sorted((path.parent / path.stem / "subagents").glob("*.jsonl"))
-    for sibling in sorted(path.parent.glob("agent-*.jsonl")):
+    for sibling in _agent_siblings(path.parent, path.parent.stat().st_mtime_ns):
         lines = first_json_lines(sibling.read_bytes()[:65536], limit=3)
         if any(o.get("sessionId") == session_id for o in lines):
             found.append(sibling)

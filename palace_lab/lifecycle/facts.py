@@ -20,6 +20,7 @@ from __future__ import annotations
 
 import re
 from dataclasses import dataclass
+from functools import lru_cache
 
 from palace_lab.files import files_touched
 
@@ -64,27 +65,30 @@ def quantity_key(sentence: str, start: int) -> str:
     return ""
 
 
-def find_facts(sentence: str, *, level: str = "medium") -> list[Fact]:
-    """The facts of one sentence, in order of kind (paths first) then position."""
-    out: list[Fact] = [Fact("path", p, level=level) for p in files_touched(sentence)]
-    paths = {f.text for f in out}
+@lru_cache(maxsize=1 << 16)
+def _spans(sentence: str) -> tuple[tuple[str, str, str, str], ...]:
+    out = [("path", p, "", "") for p in files_touched(sentence)]
+    paths = {text for _, text, _, _ in out}
     for m in CONFIG.finditer(sentence):
-        out.append(Fact("config", m.group(0).strip("\"'"), m.group(1).lstrip("-"), m.group(2),
-                        level))
+        out.append(("config", m.group(0).strip("\"'"), m.group(1).lstrip("-"), m.group(2)))
     for m in QUANTITY.finditer(sentence):
-        out.append(Fact("quantity", m.group(0), quantity_key(sentence, m.start()),
-                        m.group(1), level))
+        out.append(("quantity", m.group(0), quantity_key(sentence, m.start()), m.group(1)))
     for m in VERSION.finditer(sentence):
-        out.append(Fact("version", m.group(0), m.group(1).lower(), m.group(2), level))
+        out.append(("version", m.group(0), m.group(1).lower(), m.group(2)))
     for m in ERROR.finditer(sentence):
-        out.append(Fact("error", m.group(0).strip().rstrip(".,;"), level=level))
-    taken = " ".join(f.text for f in out)
+        out.append(("error", m.group(0).strip().rstrip(".,;"), "", ""))
+    taken = " ".join(text for _, text, _, _ in out)
     names = [m.group(0) for m in IDENT.finditer(sentence)] + BACKTICK.findall(sentence)
     for name in dict.fromkeys(names):
         if name not in paths and name not in taken and not name.replace(".", "").isdigit():
-            out.append(Fact("identifier", name, level=level))
-    return out
+            out.append(("identifier", name, "", ""))
+    return tuple(out)
+
+
+def find_facts(sentence: str, *, level: str = "medium") -> list[Fact]:
+    """The facts of one sentence, in order of kind (paths first) then position."""
+    return [Fact(kind, text, key, value, level) for kind, text, key, value in _spans(sentence)]
 
 
 def has_fact(sentence: str) -> bool:
-    return bool(find_facts(sentence))
+    return bool(_spans(sentence))

@@ -1,0 +1,52 @@
+"""The palace's exchanges as raw memories (L0), ready to be replayed through consolidation.
+
+Each exchange with a timestamp becomes one L0 :class:`~palace_lab.lifecycle.consolidate.
+MemoryItem`: its text is the exchange's verbatim text (``l0="verbatim"``, the raw memory) or
+its distilled card (``l0="card"``, when the chosen distiller made one); its notes are the
+importance-tagged sentences of its dialogue (filler and code left out) plus two high-level
+facts from its tool traffic: the files it modified and the final outcome of each check.
+Exchanges without a timestamp cannot be placed on the timeline and are left out (counted in
+:func:`raw_memories`' second return value).
+"""
+
+from __future__ import annotations
+
+from palace_lab.budget import card_text
+from palace_lab.lifecycle.consolidate import MemoryItem, parse_time
+from palace_lab.lifecycle.levels import Note
+from palace_lab.lifecycle.toolcalls import check_lines, summarize
+from palace_lab.lifecycle.units import session_messages, units_of
+from palace_lab.tokens import DEFAULT_ENCODING, count_tokens
+
+L0_TEXTS = ("verbatim", "card")
+
+
+def exchange_notes(palace, exchange) -> list[Note]:
+    """The tagged sentences of one exchange, then its tool facts (modified files, checks)."""
+    units = units_of(session_messages([exchange]), count=False)
+    notes = [Note(u.tag.level, u.tag.kind, u.text) for u in units if not u.code and not u.filler]
+    messages = palace.messages(exchange.conversation_id, exchange.ply_start, exchange.ply_end)
+    tools = summarize(messages, files_touched=exchange.files_touched, project=exchange.project,
+                      count=False)
+    if tools.modified:
+        notes.append(Note("high", "fact", "modified: " + ", ".join(tools.modified)))
+    notes += [Note("high", "fact", line) for line in check_lines(tools.checks)]
+    return notes
+
+
+def raw_memories(palace, *, l0: str = "verbatim", distiller: str | None = None,
+                 encoding: str = DEFAULT_ENCODING) -> tuple[list[MemoryItem], int]:
+    """(L0 items in time order, number of exchanges left out for want of a timestamp)."""
+    if l0 not in L0_TEXTS:
+        raise ValueError(f"unknown l0 text {l0!r}; valid: {', '.join(L0_TEXTS)}")
+    cards = palace.card_map(distiller) if l0 == "card" and distiller else {}
+    timed = [(parse_time(e.timestamp), e) for e in palace.exchanges() if e.timestamp]
+    left_out = len(palace.exchanges()) - len(timed)
+    texts = [card_text(cards[e.exchange_id]) if e.exchange_id in cards else e.verbatim
+             for _, e in timed]
+    tokens = count_tokens(texts, encoding) if texts else []
+    items = [MemoryItem(item_id=e.exchange_id, level=0, start=t, end=t, created=t, text=text,
+                        tokens=n, project=e.project, sessions=(e.conversation_id,),
+                        notes=tuple(exchange_notes(palace, e)))
+             for (t, e), text, n in zip(timed, texts, tokens)]
+    return sorted(items, key=lambda i: (i.start, i.item_id)), left_out

@@ -1,0 +1,287 @@
+"""The Streamlit app through AppTest: every page from the entry point, the A/B lab's grading and
+mode switching, evaluation and tuning actions, and the layout rules (pages registered, thin).
+
+The palace is built once per session from the bundled sample when it is complete, otherwise
+from a small synthetic history (palace_lab.synth), and copied for each test. The ``fake``
+embedder keeps these tests fast; the browser test uses the real model.
+"""
+
+from __future__ import annotations
+
+import ast
+import re
+import shutil
+from pathlib import Path
+
+import pytest
+
+ROOT = Path(__file__).resolve().parents[1]
+APP = str(ROOT / "app.py")
+PAGES = sorted(f"pages/{p.name}" for p in (ROOT / "pages").glob("*.py"))
+MAX_PAGE_LINES = 150
+TABBED = {"pages/rooms.py": ("rooms_tab", ["Room map", "Embedding space", "Rooms together", "Drill-down"]),
+          "pages/evaluation.py": ("eval_tab", ["Query sets", "All modes", "Significance", "Sweep"]),
+          "pages/tuning.py": ("tune_tab", ["Card versions", "Fusion knobs", "Grid search"])}
+
+
+def sample_source(tmp: Path) -> Path:
+    """The bundled sample when it is built, else a synthetic history of the same layout."""
+    sample = ROOT / "sample_data"
+    if (sample / "claude_code").is_dir() and (sample / "queries.jsonl").is_file():
+        return sample
+    from palace_lab.synth import generate
+
+    generate(tmp / "synth", exchanges=60, projects=3, queries=40, seed=3)
+    return tmp / "synth"
+
+
+@pytest.fixture(scope="session")
+def built(tmp_path_factory):
+    """(palace file, sample folder): ingested, distilled by rules, the sample queries stored."""
+    from palace_lab.distill import get_distiller
+    from palace_lab.distill.run import distill_palace
+    from palace_lab.experiments import import_query_files
+    from palace_lab.ingest import ingest_paths
+    from palace_lab.store import Palace
+
+    tmp = tmp_path_factory.mktemp("app_palace")
+    with pytest.MonkeyPatch.context() as mp:
+        mp.setenv("PALACE_LAB_CACHE_DIR", str(tmp / "cache"))
+        mp.setenv("HOME", str(tmp / "home"))
+        source = sample_source(tmp)
+        with Palace.open(tmp / "palace.db") as palace:
+            ingest_paths(palace, [d for d in (source / "claude_code", source / "codex",
+                                              source / "chatgpt") if d.exists()])
+            distill_palace(palace, get_distiller("rules"))
+            import_query_files(palace, source / "queries.jsonl", source / "qrels.txt")
+    return tmp / "palace.db", source
+
+
+@pytest.fixture
+def app_env(tmp_path, monkeypatch, built):
+    db, source = built
+    shutil.copy(db, tmp_path / "palace.db")
+    monkeypatch.setenv("PALACE_LAB_DB", str(tmp_path / "palace.db"))
+    monkeypatch.setenv("PALACE_LAB_EMBEDDER", "fake")
+    monkeypatch.setenv("PALACE_LAB_SAMPLE_DIR", str(source))
+    return tmp_path / "palace.db"
+
+
+def start(page: str | None = None):
+    from streamlit.testing.v1 import AppTest
+
+    at = AppTest.from_file(APP, default_timeout=120)
+    at.run()
+    if page:
+        at.switch_page(page)
+        at.run()
+    return at
+
+
+def clean(at) -> None:
+    assert not at.exception, [e.value for e in at.exception]
+    assert not at.error, [e.value for e in at.error]
+
+
+# ------------------------------------------------------------------------------ every page
+
+
+@pytest.mark.parametrize("page", PAGES)
+def test_every_page_renders_from_the_entry_point(app_env, page):
+    at = start(page)
+    clean(at)
+    key, labels = TABBED.get(page, (None, []))
+    for label in labels:
+        at.session_state[key] = label
+        at.run()
+        clean(at)
+
+
+@pytest.mark.parametrize("page", PAGES)
+def test_every_page_renders_on_an_empty_palace(tmp_path, monkeypatch, page):
+    monkeypatch.setenv("PALACE_LAB_DB", str(tmp_path / "empty.db"))
+    monkeypatch.setenv("PALACE_LAB_EMBEDDER", "fake")
+    at = start(page)
+    assert not at.exception, [e.value for e in at.exception]
+
+
+def test_every_page_file_is_registered_and_thin():
+    tree = ast.parse((ROOT / "app.py").read_text())
+    registered = {node.value for node in ast.walk(tree)
+                  if isinstance(node, ast.Constant) and isinstance(node.value, str)
+                  and re.fullmatch(r"pages/\w+\.py", node.value)}
+    assert registered == set(PAGES)
+    fat = {p: n for p in PAGES if (n := len((ROOT / p).read_text().splitlines())) > MAX_PAGE_LINES}
+    assert fat == {}
+
+
+# ------------------------------------------------------------------------------ search lab
+
+
+def lab(query: str, mode_b: str | None = None):
+    at = start("pages/search_lab.py")
+    if mode_b:
+        at.selectbox(key="lab_mode_b").set_value(mode_b)
+    at.text_input(key="lab_query").input(query)
+    at.run()
+    clean(at)
+    return at
+
+
+def grade_buttons(at, side: str, grade: int) -> list:
+    return [b for b in at.button if b.key and b.key.startswith(f"lab_g_{side}_") and b.key.endswith(f"_{grade}")]
+
+
+def metrics_table(at):
+    return at.dataframe[0].value
+
+
+def test_grading_a_result_stores_it_and_moves_the_metric(app_env):
+    from palace_lab.ab import lab_query_id
+    from palace_lab.store import Palace
+
+    at = lab("pool timeout connection error")
+    before = metrics_table(at)
+    assert before["MRR"].tolist() == [0.0, 0.0] and before["judged@10"].tolist() == [0.0, 0.0]
+    first = grade_buttons(at, "a", 3)[0]
+    exchange_id = first.key.split("_")[3]
+    first.click().run()
+    clean(at)
+    after = metrics_table(at)
+    assert after["MRR"].iloc[0] == 1.0 and after["P@1"].iloc[0] == 1.0
+    with Palace.open(app_env) as palace:
+        qid = lab_query_id("pool timeout connection error")
+        assert palace.qrels(judge="human") == {qid: {exchange_id: 3}}
+        assert [q["query_id"] for q in palace.queries("lab")] == [qid]
+    # pooled: the same exchange on side B now shows the grade too
+    side_b = [b for b in grade_buttons(at, "b", 3) if b.key.split("_")[3] == exchange_id]
+    if side_b:
+        assert side_b[0].proto.type == "primary"
+    # clicking the current grade again clears it
+    [b for b in grade_buttons(at, "a", 3) if b.key.split("_")[3] == exchange_id][0].click().run()
+    assert metrics_table(at)["MRR"].iloc[0] == 0.0
+
+
+def test_switching_modes_changes_the_results(app_env):
+    def ids(at):
+        return [b.key.split("_")[3] for b in grade_buttons(at, "b", 0)]
+
+    at = lab("connection pool timeout", mode_b="bm25:verbatim")
+    verbatim = ids(at)
+    at.selectbox(key="lab_mode_b").set_value("hnsw:core").run()
+    clean(at)
+    assert ids(at) and ids(at) != verbatim
+    assert ids(at) == ids(lab("connection pool timeout", mode_b="hnsw:core"))
+
+
+def test_a_bad_mode_string_is_one_clear_error(app_env):
+    at = start("pages/search_lab.py")
+    at.selectbox(key="lab_mode_b").set_value("type a mode string…").run()
+    at.text_input(key="lab_custom_b").input("rrf(bm25:verbatim,hnsw:nowhere)").run()
+    at.text_input(key="lab_query").input("pool").run()
+    assert not at.exception
+    assert len(at.error) == 1 and "unknown layer 'nowhere'" in at.error[0].value
+    assert "valid layers" in at.error[0].value
+    at.text_input(key="lab_custom_b").input("rrf(bm25:verbatim,hnsw:core;k=5)").run()
+    clean(at)
+    assert any("rrf(bm25:verbatim,hnsw:core;k=5)" in s.value.replace("\\", "") for s in at.subheader)
+
+
+def test_previous_lab_queries_are_clickable(app_env):
+    at = lab("first query about pools")
+    at.text_input(key="lab_query").input("second query about rounding").run()
+    history = [b for b in at.button if b.key and b.key.startswith("lab_hist_")]
+    assert len(history) == 2
+    [b for b in history if "first query" in b.label][0].click().run()
+    clean(at)
+    assert at.text_input(key="lab_query").value == "first query about pools"
+
+
+def test_conversation_text_is_shown_as_text_never_as_markdown(tmp_path, monkeypatch):
+    import lab_palaces
+
+    evil = "please fix <img src=x onerror=alert(1)> and [click](http://evil.example) **now**"
+    lab_palaces.build(tmp_path / "p.db", extra=[
+        {"conversation_id": "c-evil", "role": "user", "content": evil, "timestamp": "2025-07-01T10:00:00Z"},
+        {"conversation_id": "c-evil", "role": "assistant", "content": "done <script>x()</script>"}]).close()
+    monkeypatch.setenv("PALACE_LAB_DB", str(tmp_path / "p.db"))
+    monkeypatch.setenv("PALACE_LAB_EMBEDDER", "fake")
+    at = lab("onerror alert click evil")
+    texts = [t.value for t in at.text]
+    assert any("<img src=x onerror=alert(1)>" in t for t in texts)
+    rendered = [m.value for m in (*at.markdown, *at.caption, *at.subheader)]
+    assert not any("onerror" in m or "evil.example" in m or "<script>" in m for m in rendered)
+
+
+# ------------------------------------------------------------------------------ other pages
+
+
+def test_evaluation_imports_generates_and_exports(app_env):
+    at = start("pages/evaluation.py")
+    at.session_state["eval_tab"] = "Query sets"
+    at.run()
+    at.button(key="eval_import").click().run()
+    clean(at)
+    assert "stored as set **sample**" in at.success[0].value
+    at.button(key="eval_ki_go").click().run()
+    clean(at)
+    assert any("known_item" in s.value for s in at.success)
+    assert any("Bias" in w.value for w in at.warning)
+    at.session_state["eval_tab"] = "All modes"
+    at.run()
+    clean(at)
+    modes = at.dataframe[0].value["mode"].tolist()
+    assert "bm25:verbatim" in modes and "hybrid-rrf" in modes
+    assert {m.label for m in at.metric} >= {"Best verbatim MRR", "Distilled / verbatim"}
+    downloads = at.get("download_button")
+    assert len(downloads) == 3
+
+
+def test_evaluation_significance_names_its_correction(app_env):
+    at = start("pages/evaluation.py")
+    at.radio(key="eval_correction").set_value("holm")
+    at.session_state["eval_tab"] = "Significance"
+    at.run()
+    clean(at)
+    assert any("**holm**-corrected" in c.value for c in at.caption)
+
+
+def test_tuning_makes_a_second_card_version_and_compares_it(app_env):
+    at = start("pages/tuning.py")
+    at.slider(key="tune_n").set_value(12)
+    at.run()
+    at.button(key="tune_go").click().run()
+    clean(at)
+    assert "12 cards made" in at.success[0].value
+    labels = {m.label for m in at.metric}
+    assert {"Mean core tokens, base", "Mean core tokens, trial"} <= labels
+    versions = set(at.dataframe[-1].value["version"]) if "version" in at.dataframe[-1].value else set()
+    assert versions in (set(), {"rules:v1", "rules:v1:core90:ctx60"})
+    # the trial is partial, so it does not become the default version
+    at.switch_page("pages/overview.py")
+    at.run()
+    assert at.sidebar.selectbox(key="distiller").value == "rules:v1"
+
+
+def test_fusion_sliders_move_the_live_metrics(app_env):
+    at = start("pages/tuning.py")
+    at.session_state["tune_tab"] = "Fusion knobs"
+    at.run()
+    clean(at)
+    before = at.dataframe[0].value
+    at.slider(key="tune_w").set_value(1.0).run()
+    after = at.dataframe[0].value
+    assert before.index[3] != after.index[3]  # the wsum row's mode string follows the slider
+    assert after.loc["bm25:verbatim"].tolist() == before.loc["bm25:verbatim"].tolist()
+
+
+def test_load_page_loads_the_sample_with_its_queries(tmp_path, monkeypatch, built):
+    _, source = built
+    monkeypatch.setenv("PALACE_LAB_DB", str(tmp_path / "new.db"))
+    monkeypatch.setenv("PALACE_LAB_EMBEDDER", "fake")
+    monkeypatch.setenv("PALACE_LAB_SAMPLE_DIR", str(source))
+    at = start("pages/load.py")
+    at.button(key="load_sample").click().run()
+    clean(at)
+    assert any("query set **sample**" in c.value for c in at.caption)
+    assert not at.warning  # no file of the sample folder was refused

@@ -1,0 +1,89 @@
+"""Embedders and the embedding cache by content hash."""
+
+from __future__ import annotations
+
+import numpy as np
+import pytest
+
+from palace_lab.embed import (EMBEDDERS, Embedder, FakeEmbedder, embed_texts, embedding_key,
+                              get_embedder)
+from palace_lab.errors import SearchError
+
+
+class CountingEmbedder(FakeEmbedder):
+    """The fake embedder, counting what it is asked to embed."""
+
+    def __init__(self):
+        super().__init__()
+        self.seen: list[str] = []
+
+    def embed_batch(self, texts):
+        self.seen.extend(texts)
+        return super().embed_batch(texts)
+
+
+def test_fake_is_deterministic_and_normalised():
+    fake = FakeEmbedder()
+    a = fake.embed_batch(["connection pool timeout", "", "pool timeout"])
+    assert a.shape == (3, 384) and a.dtype == np.float32
+    assert np.allclose(np.linalg.norm(a, axis=1), 1.0)
+    assert np.array_equal(a, FakeEmbedder().embed_batch(["connection pool timeout", "", "pool timeout"]))
+    assert a[0] @ a[2] > 0.5  # shared words, shared direction
+
+
+def test_cache_by_hash_second_call_computes_nothing(palace):
+    emb = CountingEmbedder()
+    texts = ["alpha beta", "gamma", "alpha beta", "delta epsilon"]
+    calls = []
+    first = embed_texts(palace, emb, texts, progress=lambda d, t: calls.append((d, t)))
+    assert sorted(emb.seen) == ["alpha beta", "delta epsilon", "gamma"]  # duplicates once
+    assert calls[0] == (0, 3) and calls[-1] == (3, 3)
+    assert np.array_equal(first[0], first[2])
+    emb.seen.clear()
+    again = embed_texts(palace, emb, list(reversed(texts)))
+    assert emb.seen == []
+    assert np.array_equal(again, first[::-1])
+    assert palace.count("embeddings") == 3
+
+
+def test_only_missing_texts_are_computed(palace):
+    emb = CountingEmbedder()
+    embed_texts(palace, emb, ["one", "two"])
+    emb.seen.clear()
+    out = embed_texts(palace, emb, ["two", "three", "one"], chunk=1)
+    assert emb.seen == ["three"] and out.shape == (3, 384)
+
+
+def test_key_depends_on_model_and_text():
+    fake = FakeEmbedder()
+    other = FakeEmbedder(dim=8)
+    other.name = "fake-bow-8"
+    assert embedding_key(fake, "x") != embedding_key(fake, "y")
+    assert embedding_key(fake, "x") != embedding_key(other, "x")
+
+
+def test_empty_input(palace):
+    assert embed_texts(palace, FakeEmbedder(), []).shape == (0, 384)
+
+
+def test_registry():
+    assert set(EMBEDDERS) == {"minilm", "fake"}
+    assert isinstance(get_embedder("fake"), FakeEmbedder)
+    custom = FakeEmbedder()
+    assert get_embedder(custom) is custom
+    with pytest.raises(SearchError, match="valid embedders: minilm, fake"):
+        get_embedder("word2vec")
+    with pytest.raises(TypeError):
+        Embedder()  # abstract
+
+
+def test_real_minilm_is_384_dims_and_normalised(palace):
+    minilm = get_embedder("minilm")
+    texts = ["connection pool timeout raised to 30 s", "keep leading zeros in the csv",
+             "database pool exhausted under load", "README install section", "résumé ünïcode"]
+    vectors = embed_texts(palace, minilm, texts)
+    assert vectors.shape == (5, 384) and vectors.dtype == np.float32
+    assert np.allclose(np.linalg.norm(vectors, axis=1), 1.0, atol=1e-5)
+    sims = vectors @ vectors[0]
+    assert sims[2] > sims[3]  # pool timeout is nearer to pool exhausted than to a README
+    assert palace.get_embeddings([embedding_key(minilm, texts[0])], minilm.name)

@@ -1,0 +1,73 @@
+"""Query sets in the palace, the evaluation report of many modes, the query-vector memo."""
+
+from __future__ import annotations
+
+import numpy as np
+import pytest
+
+import lab_palaces
+from palace_lab import experiments
+from palace_lab.embed import FakeEmbedder
+from palace_lab.evaluate.io import write_qrels, write_queries
+from palace_lab.search import SearchEngine
+
+
+def test_import_query_files_and_list_the_sets(tmp_path):
+    palace = lab_palaces.build(tmp_path / "p.db", judged=False)
+    ids = lab_palaces.exchange_ids(palace)
+    write_queries(tmp_path / "q.jsonl", lab_palaces.QUERIES)
+    write_qrels(tmp_path / "qrels.txt", {"q1": {ids["pool"]: 3, "xgone": 1}, "q2": {ids["rounding"]: 2}})
+    counts = experiments.import_query_files(palace, tmp_path / "q.jsonl", tmp_path / "qrels.txt")
+    assert counts == {"queries": 4, "judgments": 3, "dangling": 1}
+    palace.put_queries("lab", [{"query_id": "lab-1", "query": "pool"}])
+    palace.put_judgments("human", {"lab-1": {ids["pool"]: 3}})
+    assert experiments.set_rows(palace) == [
+        {"query_set": "lab", "queries": 1, "judged_queries": 1, "judgments_human": 1},
+        {"query_set": "sample", "queries": 4, "judged_queries": 2, "judgments_qrels": 3}]
+    queries, qrels = experiments.judged_set(palace, "sample")
+    assert [q["query_id"] for q in queries] == ["q1", "q2"] and set(qrels) == {"q1", "q2"}
+
+
+def test_describe_modes_reads_presets_pure_names_and_any_string():
+    info = experiments.describe_modes(["bm25:verbatim", "hybrid-rrf", "rrf(bm25:core,hnsw:all;k=5)"])
+    assert info["bm25:verbatim"] == {"kind": "pure", "layers": ["verbatim"]}
+    assert info["hybrid-rrf"] == {"kind": "cross", "layers": ["verbatim", "core"]}
+    assert info["rrf(bm25:core,hnsw:all;k=5)"] == {"kind": "cross", "layers": ["core", "all"]}
+
+
+def test_report_and_significance_name_their_correction(tmp_path):
+    palace = lab_palaces.build(tmp_path / "p.db")
+    engine = SearchEngine(palace, embedder="fake")
+    queries, qrels = experiments.judged_set(palace, "sample")
+    texts = {q["query_id"]: q["query"] for q in queries}
+    runs = {m: engine.run(texts, m) for m in ("bm25:verbatim", "bm25:core", "hybrid-rrf")}
+    report = experiments.report(runs, qrels, queries, correction="holm")
+    assert report.comparison.correction == "holm"
+    assert report.summary["best_verbatim"] == "bm25:verbatim"
+    assert {r["type"] for r in report.by_type} == {"conceptual", "exact_term", "file_path", "error"}
+    sig = experiments.significance(runs, qrels, correction="bonferroni")
+    assert sig.correction == "bonferroni" and len(sig.rows) == 3  # every pair
+    with pytest.raises(ValueError, match="valid corrections: holm, bonferroni"):
+        experiments.significance(runs, qrels, correction="sidak")
+    with pytest.raises(ValueError, match="at least two modes"):
+        experiments.significance({"a": runs["bm25:core"]}, qrels)
+
+
+def test_memo_embedder_embeds_each_text_once_and_keeps_the_name():
+    calls = []
+
+    class Counting(FakeEmbedder):
+        def embed_batch(self, texts):
+            calls.append(list(texts))
+            return super().embed_batch(texts)
+
+    memo = experiments.MemoEmbedder(Counting(), size=2)
+    assert memo.name == FakeEmbedder().name and memo.dim == 384
+    a = memo.embed_batch(["x", "y", "x"])
+    b = memo.embed_batch(["y", "x"])
+    assert calls == [["x", "y"]]
+    assert np.allclose(a[0], b[1]) and np.allclose(a[0], FakeEmbedder().embed_batch(["x"])[0])
+    memo.embed_batch(["z"])  # evicts the oldest
+    memo.embed_batch(["x"])
+    assert calls[-1] == ["x"]
+    assert memo.embed_batch([]).shape == (0, 384)
