@@ -22,7 +22,7 @@ with left:
 with right:
     mode_b = mode_picker("b", "hnsw:core")
 k = depth.number_input("k", 1, 50, 10, key="lab_k")
-history()
+recent = st.container()  # filled last, so the query just run is already listed
 
 if query.strip() and mode_a and mode_b:
     with guard():
@@ -34,3 +34,5 @@ if query.strip() and mode_a and mode_b:
             result_column("a", result.mode_a, result.hits_a, result, judged)
         with col_b:
             result_column("b", result.mode_b, result.hits_b, result, judged)
+with recent:
+    history()

@@ -62,7 +62,7 @@ class ABResult:
 def remember_query(palace, text: str) -> str:
     """Store ``text`` in the lab query set (once) and return its query id."""
     qid = lab_query_id(text)
-    if not palace.conn.execute("SELECT 1 FROM queries WHERE query_id=?", (qid,)).fetchone():
+    if not any(q["query_id"] == qid for q in palace.queries(LAB_SET)):
         palace.put_queries(LAB_SET, [{"query_id": qid, "query": normalise_query(text)}])
     return qid
 

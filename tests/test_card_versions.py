@@ -26,7 +26,8 @@ def test_a_trial_version_is_compared_on_the_same_sample(tmp_path):
     trial = get_distiller("rules", core_chars=40, context_chars=20)
     summary = distill_palace(palace, trial, exchange_ids=ids[:4])
     assert summary.made == 4 and len(palace.cards(trial.version)) == 4
-    pairs = cv.card_pairs(palace, "rules:v1", trial.version, ids[:4], count_tokens=lambda ts: [len(t.split()) for t in ts])
+    pairs = cv.card_pairs(palace, "rules:v1", trial.version, ids[:4],
+                          count_tokens=lambda texts: [len(t.split()) for t in texts])
     assert all(len(p["trial_core"]) <= len(p["base_core"]) for p in pairs)
     assert all(p["trial_tokens"] <= p["base_tokens"] for p in pairs)
     queries = palace.queries("sample")

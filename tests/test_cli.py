@@ -85,3 +85,66 @@ def test_every_command_is_documented_in_readme():
     commands = parser._subparsers._group_actions[0].choices  # noqa: SLF001 - argparse has no API
     for name in commands:
         assert f"palace-lab {name}" in readme, f"README does not document `palace-lab {name}`"
+
+
+def test_modes_json_contract(capsys):
+    code, out, _ = run(["modes", "--json"], capsys)
+    modes = json.loads(out)
+    assert {"name", "kind", "layers", "mechanisms"} <= set(modes[0])
+    names = {m["name"] for m in modes}
+    assert {"bm25:verbatim", "hnsw:core", "exact:core+rooms", "hybrid-rrf"} <= names
+    assert sum(m["kind"] == "cross" for m in modes) >= 5
+
+
+def _sample_palace(real_exports, tmp_path, capsys) -> str:
+    db = str(tmp_path / "s.db")
+    run(["ingest", str(real_exports), "--db", db], capsys)
+    run(["distill", "--db", db], capsys)
+    return db
+
+
+def test_search_one_query_and_batch(real_exports, tmp_path, capsys):
+    db = _sample_palace(real_exports, tmp_path, capsys)
+    code, out, _ = run(["search", "--db", db, "context compaction threshold 90", "--mode",
+                        "bm25:verbatim", "--k", "3", "--json", "--embedder", "fake"], capsys)
+    hits = json.loads(out)
+    assert code == 0 and len(hits) == 3
+    assert set(hits[0]) == {"exchange_id", "conversation_id", "ply_start", "ply_end", "rank",
+                            "score", "preview"}
+    assert hits[0]["conversation_id"] == "019e1625-789d-76c0-80ab-3724b5ddb799"
+    assert hits[0]["preview"].startswith("let's update the defailt context")
+    queries = tmp_path / "q.jsonl"
+    queries.write_text('{"query_id": "q1", "query": "sidechain CSS class"}\n'
+                       '{"query_id": "q2", "query": "show tools"}\n')
+    code, out, _ = run(["search", "--db", db, "--queries", str(queries), "--modes",
+                        "bm25:verbatim,rrf(bm25:verbatim,hnsw:core;k=60)", "--json",
+                        "--embedder", "fake"], capsys)
+    batch = json.loads(out)
+    assert set(batch) == {"bm25:verbatim", "rrf(bm25:verbatim,hnsw:core;k=60)"}
+    assert set(batch["bm25:verbatim"]) == {"q1", "q2"}
+    assert batch["bm25:verbatim"]["q1"][0]["rank"] == 1
+
+
+def test_search_bad_mode_is_one_line(real_exports, tmp_path, capsys):
+    db = _sample_palace(real_exports, tmp_path, capsys)
+    code, out, err = run(["search", "--db", db, "x", "--mode", "bm26:verbatim"], capsys)
+    assert code == 1 and out == "" and err.count("\n") == 1
+
+
+def test_eval_prints_the_paper_table(real_exports, tmp_path, capsys):
+    db = _sample_palace(real_exports, tmp_path, capsys)
+    code, out, _ = run(["exchanges", "--db", db, "--json"], capsys)
+    target = next(r for r in json.loads(out) if r["preview"].startswith("let's update"))
+    queries = tmp_path / "q.jsonl"
+    queries.write_text('{"query_id": "q1", "query": "compaction threshold env var", "type": "mixed"}\n')
+    qrels = tmp_path / "qrels.txt"
+    qrels.write_text(f"q1 0 {target['exchange_id']} 3\n")
+    code, out, _ = run(["eval", "--db", db, "--queries", str(queries), "--qrels", str(qrels),
+                        "--modes", "bm25:verbatim,bm25:core,hybrid-rrf", "--json",
+                        "--embedder", "fake"], capsys)
+    report = json.loads(out)
+    assert code == 0
+    rows = {r["mode"]: r for r in report["modes"]}
+    assert set(rows) == {"bm25:verbatim", "bm25:core", "hybrid-rrf"}
+    assert rows["bm25:verbatim"]["mrr"] == 1.0
+    assert report["summary"]["best_verbatim"] == "bm25:verbatim"

@@ -104,6 +104,7 @@ def test_evaluate_modes_runs_the_judged_queries_through_the_engine():
 
     report = evaluate_modes(engine_run, MODES, QUERIES[:3], QRELS)
     assert asked[0] == (["q0", "q1", "q2"], "bm25:verbatim", 10)
+    assert set(report.runs) == {m["name"] for m in MODES}  # kept for save_run and pooling
     assert any("1 judged queries are not in the queries file" in n for n in report.notes)
     with pytest.raises(ValueError, match="none of the queries"):
         evaluate_modes(engine_run, MODES, {"zz": "text"}, QRELS)

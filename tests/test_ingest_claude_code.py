@@ -168,3 +168,14 @@ def test_real_exports_reingest_is_a_noop_and_verifies(real_exports, palace):
     assert report.totals()["new_messages"] == 0 and report.totals()["new_exchanges"] == 0
     assert [palace.count(t) for t in ("conversations", "messages", "exchanges")] == counts
     assert palace.verify().ok
+
+
+def test_transcripts_of_our_own_prompts_are_not_indexed(tmp_path, palace):
+    from palace_lab.distill.prompt import DEFAULT_TEMPLATE, MARKER
+
+    assert MARKER.startswith("[palace_lab:")
+    write_jsonl(tmp_path / f"{SID}.jsonl", [rec("user", "o01", MARKER + "\n" + DEFAULT_TEMPLATE[:200])])
+    write_jsonl(tmp_path / "b" / "other.jsonl", [{**rec("user", "o02", "a real request"), "sessionId": "other"}])
+    report = ingest_paths(palace, [tmp_path])
+    assert report.totals()["skipped"]["own_prompt_transcript"] == 1
+    assert [e.request for e in palace.exchanges()] == ["a real request"]

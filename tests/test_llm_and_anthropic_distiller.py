@@ -443,7 +443,9 @@ def test_the_custom_template_is_what_is_sent(stub):
     template = "Card for {exchange_id} in {project}:\n<exchange>\n{exchange_text}\n</exchange>"
     d = distiller(stub, template=template)
     d.distill_batch([exchange(3)], stats=STATS)
-    assert stub.calls()[0].body["messages"][0]["content"].startswith("Card for x000000000000003 in palace:")
+    sent = stub.calls()[0].body["messages"][0]["content"]
+    # Our marker opens every prompt (so ingest skips transcripts of our own calls).
+    assert sent.startswith("[palace_lab:distill]\nCard for x000000000000003 in palace:")
 
 
 def test_the_validator_reports_paths():

@@ -9,7 +9,9 @@ import random
 import pytest
 
 pytestmark = pytest.mark.slow
-ranx = pytest.importorskip("ranx", reason="ranx is not installed: .venv/bin/pip install ranx")
+ranx = pytest.importorskip(
+    "ranx", reason="ranx is not installed or does not import: .venv/bin/pip install ranx",
+    exc_type=ImportError)
 
 from palace_lab.evaluate import evaluate, read_qrels, read_run, write_qrels, write_run  # noqa: E402
 

@@ -306,3 +306,48 @@ def test_uncached_engine_writes_no_files(tiny):
 def test_unknown_embedder(tiny):
     with pytest.raises(SearchError, match="valid embedders: minilm, fake"):
         SearchEngine(tiny[0], embedder="bert")
+
+
+# -- the index mechanisms on their own ----------------------------------------------------
+
+
+def test_stopword_only_query_finds_nothing_lexically(engine):
+    assert engine.search("the of and", "bm25:verbatim", k=5) == []
+    assert engine.search("", "bm25:core", k=5) == []
+    assert len(engine.search("", "exact:verbatim", k=5)) == 4  # vectors always rank
+
+
+def test_hnsw_matches_exact_and_filters_like_it():
+    import numpy as np
+
+    from palace_lab.index.exact import ExactIndex
+    from palace_lab.index.hnsw import HNSWIndex, recall_at_k
+
+    rng = np.random.default_rng(0)
+    centres = rng.normal(size=(20, 32))
+    vectors = centres[rng.integers(0, 20, 2000)] + 0.3 * rng.normal(size=(2000, 32))
+    vectors = (vectors / np.linalg.norm(vectors, axis=1, keepdims=True)).astype(np.float32)
+    hnsw, exact = HNSWIndex.build(vectors), ExactIndex.build(vectors)
+    queries = vectors[:50] + 0.05 * rng.normal(size=(50, 32)).astype(np.float32)
+    queries = (queries / np.linalg.norm(queries, axis=1, keepdims=True)).astype(np.float32)
+    approx = [hnsw.search(q, 10).rows for q in queries]
+    truth = [exact.search(q, 10).rows for q in queries]
+    assert recall_at_k(approx, truth, 10) > 0.9
+    found = hnsw.search(queries[0], 10)
+    assert np.allclose(found.scores, vectors[found.rows] @ queries[0], atol=1e-4)  # 1 − d
+    allowed = np.zeros(2000, dtype=bool)
+    allowed[[3, 500, 1999]] = True  # far fewer than the graph returns: exact fall-back
+    rows = hnsw.search(queries[0], 10, allowed).rows
+    assert sorted(rows.tolist()) == [3, 500, 1999]
+    assert hnsw.search(queries[0], 10, np.zeros(2000, dtype=bool)).rows.size == 0
+
+
+def test_hnsw_build_parameters_are_keyword_only():
+    import numpy as np
+
+    from palace_lab.index.hnsw import HNSWIndex
+
+    with pytest.raises(TypeError):
+        HNSWIndex.build(np.eye(4, dtype=np.float32), 8)  # type: ignore[misc]
+    index = HNSWIndex.build(np.eye(4, dtype=np.float32), connectivity=8, expansion_search=16)
+    assert index.params.connectivity == 8 and index.params.expansion_add == 128

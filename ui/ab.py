@@ -3,14 +3,13 @@ metrics and the query history. Session logic lives in :mod:`palace_lab.ab`."""
 
 from __future__ import annotations
 
-import pandas as pd
 import streamlit as st
 
 from palace_lab import ab
 from palace_lab.errors import SearchError
 from palace_lab.search.modes import list_modes, parse_mode
-from ui.exchange import md_escape, show_card, show_messages
 from ui.data import card_map
+from ui.exchange import md_escape, show_card, show_messages
 from ui.search import prepare
 from ui.state import engine, palace
 
@@ -60,11 +59,19 @@ def history() -> None:
 
 
 def metrics(result: ab.ABResult, judged: dict[str, int]) -> None:
-    table = pd.DataFrame([ab.live_metrics(judged, result.hits_a), ab.live_metrics(judged, result.hits_b)],
-                         index=[f"A · {result.mode_a}", f"B · {result.mode_b}"]).rename(columns=METRIC_LABELS)
+    """Both modes' live metrics, one row each (B shows its difference to A)."""
+    a = ab.live_metrics(judged, result.hits_a)
+    b = ab.live_metrics(judged, result.hits_b)
+    for side, mode, values in (("a", result.mode_a, a), ("b", result.mode_b, b)):
+        with st.container(key=f"lab_metrics_{side}"):
+            cols = st.columns([2, 1, 1, 1, 1, 1], vertical_alignment="center")
+            cols[0].markdown(f"**{side.upper()}** · {md_escape(mode)}")
+            for col, (name, label) in zip(cols[1:], METRIC_LABELS.items()):
+                delta = f"{values[name] - a[name]:+.3f}" if side == "b" else None
+                col.metric(label, f"{values[name]:.3f}", delta=delta,
+                           delta_color="off" if name == "judged@10" else "normal")
     pooled = result.pooled
     graded = sum(1 for e in pooled if e in judged)
-    st.dataframe(table.style.format("{:.3f}"), width="stretch")
     st.caption(f"Pooled: {len(pooled)} distinct results ({result.overlap} found by both) · "
                f"{graded} graded · query id `{result.query_id}` in the **lab** set. Grades are "
                "stored as judge *human*; one grade counts for both sides. Grades ≥ 2 count as "
@@ -95,9 +102,14 @@ def result_column(side: str, mode: str, hits, result: ab.ABResult, judged: dict[
                 for g in range(4):
                     st.button(str(g), key=f"lab_g_{side}_{hit.exchange_id}_{g}",
                               type="primary" if current == g else "secondary",
-                              help=f"{g}: {ab.GRADE_MEANINGS[g]}" + (" (click again to clear)" if current == g else ""),
+                              help=f"{g}: {ab.GRADE_MEANINGS[g]}"
+                              + (" (click again to clear)" if current == g else ""),
                               on_click=_grade, args=(result.query_id, hit.exchange_id, g, current))
-            with st.expander("Verbatim exchange"):
-                exchange = p.exchange(hit.exchange_id)
-                if exchange is not None:
-                    show_messages(p, exchange)
+            # Lazy: the messages are read and sent only while the expander is open.
+            drill = st.expander("Verbatim exchange", key=f"lab_x_{side}_{hit.exchange_id}",
+                                on_change="rerun")
+            if drill.open:
+                with drill:
+                    exchange = p.exchange(hit.exchange_id)
+                    if exchange is not None:
+                        show_messages(p, exchange)

@@ -39,7 +39,8 @@ def query_sets_panel() -> None:
     with a.container(border=True):
         st.markdown("**The sample's queries** — written by hand with graded judgments (qrels).")
         files = SAMPLE_DATA / "queries.jsonl", SAMPLE_DATA / "qrels.txt"
-        if st.button("Import sample queries + qrels", key="eval_import", disabled=not all(f.exists() for f in files)):
+        missing = not all(f.exists() for f in files)
+        if st.button("Import sample queries + qrels", key="eval_import", disabled=missing):
             counts = experiments.import_query_files(p, *files)
             st.success(f"{counts['queries']} queries and {counts['judgments']} judgments stored as set "
                        f"**sample** ({counts['dangling']} judgments name exchanges not in this palace).")
@@ -85,11 +86,12 @@ def judged() -> tuple[list[dict], dict] | None:
     return queries, qrels
 
 
-def headline(report) -> None:
-    s = report.summary
+def headline(s: dict) -> None:
+    """The paper's headline figures from a report summary (best per class, ratio, gain)."""
     c = st.columns(4)
     c[0].metric("Best verbatim MRR", _f(s.get("best_verbatim_value")), help=md_escape(s.get("best_verbatim")))
-    c[1].metric("Best distilled MRR", _f(s.get("best_distilled_value")), help=md_escape(s.get("best_distilled")))
+    c[1].metric("Best distilled MRR", _f(s.get("best_distilled_value")),
+                help=md_escape(s.get("best_distilled")))
     c[2].metric("Distilled / verbatim", _pct(s.get("distilled_over_verbatim")),
                 help="best distilled MRR / best verbatim MRR (paper: 0.717 / 0.745 = 96%)")
     c[3].metric("Best cross-layer MRR", _f(s.get("best_cross_value")),
@@ -106,7 +108,7 @@ def _pct(v) -> str:
 
 
 def table_panel(report, n_queries: int) -> None:
-    headline(report)
+    headline(report.summary)
     table = report.to_dataframe()
     table["significant"] = table["significant"].map(
         lambda v: {True: "yes", False: "no"}.get(v, v) if isinstance(v, bool) else (v or ""))
@@ -129,7 +131,8 @@ def significance_panel(runs, qrels, correction: str, test: str) -> None:
     metric = st.selectbox("Metric", ["mrr", "p@1", "ndcg@10", "mean_grade@10"], key="eval_sig_metric")
     comparison = experiments.significance(runs, qrels, metric=metric, correction=correction, test=test)
     st.caption(f"Every pair of modes, paired {test}-test on per-query {metric}; p-values "
-               f"**{correction}**-corrected over all {len(comparison.rows)} pairs; * = below {comparison.alpha}.")
+               f"**{correction}**-corrected over all {len(comparison.rows)} pairs; "
+               f"* = below {comparison.alpha}.")
     st.plotly_chart(significance_heatmap(comparison.matrix(), alpha=comparison.alpha), width="stretch")
     st.dataframe(comparison.to_dataframe(), width="stretch", hide_index=True)
     return comparison

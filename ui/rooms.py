@@ -83,7 +83,7 @@ def space_panel() -> None:
     method = a.radio("Projection", list(rooms.PROJECTIONS), horizontal=True, key="rooms_method",
                      captions=["principal components (fast)", "t-SNE (local structure, slower)"])
     colour = b.selectbox("Colour by the card's most relevant room of type",
-                         ["workflow", "concept", "file", "any"], key="rooms_colour")
+                         ["any", "workflow", "concept", "file"], key="rooms_colour")
     rows, total = projection(method, None if colour == "any" else colour)
     note = f" (a seeded sample of {len(rows):,} of {total:,})" if len(rows) < total else ""
     st.caption(f"The distilled layer (exchange_core + specific_context) embedded by the search "

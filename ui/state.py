@@ -23,6 +23,27 @@ DEFAULT_DB = ROOT / ".palace" / "sample.db"
 offline()
 
 
+def _leave_pages_folder_mode() -> None:
+    """Run every page through app.py's ``st.navigation``, even on a deep link.
+
+    Streamlit treats a ``pages/`` folder beside the entry point as the old multipage layout
+    until some run calls ``st.navigation``: when the first request a fresh server sees is a
+    page URL (a bookmark, a tab reconnecting after a restart), that page runs alone, without
+    app.py's page config and sidebar. This module is imported by every page, so its first
+    import switches the process to ``st.navigation`` and reruns through the entry point.
+    """
+    try:
+        from streamlit.runtime.pages_manager import PagesManager
+    except ImportError:  # pragma: no cover - a Streamlit without this internal
+        return
+    if getattr(PagesManager, "uses_pages_directory", None):
+        PagesManager.uses_pages_directory = False
+        st.rerun()
+
+
+_leave_pages_folder_mode()
+
+
 def db_path() -> Path:
     chosen = st.session_state.get("db_path") or os.environ.get("PALACE_LAB_DB") or DEFAULT_DB
     return Path(chosen).expanduser().resolve()

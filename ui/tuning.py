@@ -54,7 +54,8 @@ def redistill(distiller, ids: list[str]) -> None:
                f"{len(ids)} sample exchanges already have its card"
                + (f" · estimated cost **${cost:.4f}**" if cost else ""))
     ok = not cost or st.checkbox(f"I accept a cost of about ${cost:.4f}", key="tune_confirm")
-    if distiller.backend == "anthropic" and not (st.session_state.get("tune_key") or os.environ.get("ANTHROPIC_API_KEY")):
+    has_key = st.session_state.get("tune_key") or os.environ.get("ANTHROPIC_API_KEY")
+    if distiller.backend == "anthropic" and not has_key:
         st.info("Enter an Anthropic API key to distill with Claude; it is kept for this session only.")
         ok = False
     if st.button("Re-distill the sample", type="primary", disabled=not pending or not ok, key="tune_go"):

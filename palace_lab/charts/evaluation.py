@@ -83,7 +83,8 @@ def grid_heatmap(weights: Sequence[float], ks: Sequence[float], scores: Sequence
                         marker=dict(symbol="square-open", size=34, color="white", line_width=3),
                         hoverinfo="skip")
     fig.update_layout(xaxis_title="RRF k", yaxis_title="weight of run A (B gets 1 − w)",
-                      height=420, margin=dict(t=10, b=10))
+                      height=420, margin=dict(t=10, b=10), xaxis_type="category",
+                      yaxis_type="category")
     return fig
 
 

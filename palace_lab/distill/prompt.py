@@ -30,7 +30,7 @@ TOOL_NAME = "record_card"
 TOOL_DESCRIPTION = "Record the memory card for the exchange shown in the user turn."
 
 INSTRUCTIONS = """\
-You write index cards for one person's memory of their work with a coding agent. A card \
+[palace_lab:distill] You write index cards for one person's memory of their work with a coding agent. A card \
 describes one exchange: a request from the person and everything the agent did in answer \
 (its replies, its tool calls and the tool output). Months later the person will look for \
 the exchange by typing the words they remember, so a card is only useful when it keeps the \
@@ -207,11 +207,16 @@ class PromptValues:
         )
 
 
+# Every prompt we send opens with this marker, so that if a person runs our calls through an
+# agent, the ingest recognises those transcripts as ours and does not index them.
+MARKER = "[palace_lab:distill]"
+
+
 def render(template: str, values: PromptValues) -> str:
-    """Fill ``template``; unknown placeholders raise :class:`DistillError`."""
+    """Fill ``template`` behind :data:`MARKER`; unknown placeholders raise DistillError."""
     check_template(template)
     try:
-        return template.format_map(values.values)
+        return f"{MARKER}\n" + template.format_map(values.values)
     except (ValueError, KeyError, IndexError) as exc:  # e.g. a numeric format spec on text
         raise DistillError(f"the distillation template cannot be filled: {exc}") from None
 

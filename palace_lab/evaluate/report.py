@@ -89,6 +89,7 @@ class PaperReport:
     summary: dict
     comparison: Comparison | None
     notes: tuple[str, ...] = field(default_factory=tuple)
+    runs: dict = field(default_factory=dict, repr=False, compare=False)  # {mode: Run}, not rendered
 
     @property
     def columns(self) -> list[str]:
@@ -225,7 +226,8 @@ def paper_table(runs: Mapping[str, Run], qrels: Qrels, modes: Mapping | Iterable
     types = _types_of(queries, sorted(qrels))
     by_type, summary["by_type"] = _type_rows(values, info, columns, types, primary)
     return PaperReport(tuple(columns), primary, tuple(_with_significance(rows, comparison)),
-                       tuple(by_type), summary, comparison, tuple(_notes(runs, qrels, rel_level)))
+                       tuple(by_type), summary, comparison, tuple(_notes(runs, qrels, rel_level)),
+                       dict(runs))
 
 
 def evaluate_modes(engine_run: Callable[[dict[str, str], str, int], Run], modes: Mapping | Iterable,

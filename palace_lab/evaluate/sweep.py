@@ -138,7 +138,7 @@ class Tuning:
     @property
     def optimism(self) -> float:
         """In-sample best minus the cross-validated score: what tuning on the test set adds."""
-        return self.in_sample["score"] - self.cv_score
+        return round(self.in_sample["score"] - self.cv_score, 12) + 0.0  # no "-0.000"
 
     def to_dict(self) -> dict:
         return json_safe({"metric": self.metric, "seed": self.seed, "folds": list(self.folds),

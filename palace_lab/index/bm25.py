@@ -18,7 +18,7 @@ from pathlib import Path
 
 import numpy as np
 
-from palace_lab.index.exact import top_k
+from palace_lab.index.exact import Found, top_k
 from palace_lab.index.tokenize import Tokenizer, TokenizerSettings
 
 
@@ -51,14 +51,14 @@ class BM25Index:
             return np.zeros(self.size, dtype=np.float32)
         return np.asarray(self.retriever.get_scores(ids), dtype=np.float32)
 
-    def search(self, query: str, k: int, allowed: np.ndarray | None = None):
+    def search(self, query: str, k: int, allowed: np.ndarray | None = None) -> Found:
         """``(rows, scores)`` of the ``k`` best documents with a positive score."""
         scores = self.scores(query)
         if allowed is not None:
             scores = np.where(allowed, scores, 0.0)
         rows, values = top_k(scores, k)
         keep = values > 0
-        return rows[keep], values[keep]
+        return Found(rows[keep], values[keep])
 
     def save(self, folder: Path) -> None:
         if self.size:

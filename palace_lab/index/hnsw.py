@@ -19,7 +19,7 @@ from pathlib import Path
 
 import numpy as np
 
-from palace_lab.index.exact import ExactIndex, top_k
+from palace_lab.index.exact import ExactIndex, Found, nothing
 
 
 @dataclass(frozen=True)
@@ -55,31 +55,31 @@ class HNSWIndex:
             index.add(np.arange(len(vectors), dtype=np.uint64), vectors)
         return cls(index, vectors, params)
 
-    def search(self, query: np.ndarray, k: int, allowed: np.ndarray | None = None):
+    def search(self, query: np.ndarray, k: int, allowed: np.ndarray | None = None) -> Found:
         """``(rows, similarities)`` of about the ``k`` nearest rows, best first."""
         k = min(k, self.size)
         if k <= 0:
-            return np.zeros(0, dtype=np.int64), np.zeros(0, dtype=np.float32)
+            return nothing()
         if allowed is None:
             return self._graph(query, k)
         return self._filtered(query, k, allowed)
 
-    def _graph(self, query: np.ndarray, count: int):
+    def _graph(self, query: np.ndarray, count: int) -> Found:
         self.index.expansion_search = max(self.params.expansion_search, count)
         matches = self.index.search(np.asarray(query, dtype=np.float32), count)
         rows = np.asarray(matches.keys, dtype=np.int64)
-        return rows, (1.0 - np.asarray(matches.distances, dtype=np.float32))
+        return Found(rows, 1.0 - np.asarray(matches.distances, dtype=np.float32))
 
-    def _filtered(self, query: np.ndarray, k: int, allowed: np.ndarray):
+    def _filtered(self, query: np.ndarray, k: int, allowed: np.ndarray) -> Found:
         n_allowed = int(allowed.sum())
         want = min(k, n_allowed)
         if want == 0:
-            return np.zeros(0, dtype=np.int64), np.zeros(0, dtype=np.float32)
+            return nothing()
         count = min(self.size, 2 * k * self.size // n_allowed + k)
         rows, sims = self._graph(query, count)
         keep = allowed[rows]
         if keep.sum() >= want:
-            return rows[keep][:k], sims[keep][:k]
+            return Found(rows[keep][:k], sims[keep][:k])
         return ExactIndex(self.vectors).search(query, k, allowed)
 
     def save(self, folder: Path) -> None:
@@ -107,4 +107,4 @@ def recall_at_k(approx_rows: list[np.ndarray], exact_rows: list[np.ndarray], k: 
     return float(np.mean(values)) if values else 1.0
 
 
-__all__ = ["HNSWIndex", "HNSWParams", "recall_at_k", "top_k"]
+__all__ = ["Found", "HNSWIndex", "HNSWParams", "recall_at_k"]

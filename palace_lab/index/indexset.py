@@ -37,7 +37,7 @@ BuildProgress = Callable[[str, int, int], None]
 
 @dataclass
 class LayerIndex:
-    """One built index: ``search(query, k)`` → ``(rows, scores)``; ``ids[row]`` = exchange id."""
+    """One built index: ``search(query, k)`` → ``Found(rows, scores)``; ``ids[row]`` = exchange id."""
 
     layer: str
     mechanism: str
@@ -79,6 +79,7 @@ class IndexSet:
         self._vectors: dict[str, tuple[str, np.ndarray]] = {}
         self._state: tuple | None = None
         self._content: dict[str, str] = {}
+        self._slots: dict[tuple, str] = {}
         self.build_log: list[dict] = []
         self.refresh()
 
@@ -116,6 +117,12 @@ class IndexSet:
         return content_hash(self._content[""], self._content[self._distiller])
 
     def _slot(self, layer: str, mechanism: str) -> str:
+        memo = (layer, mechanism, self._distiller)
+        if memo not in self._slots:
+            self._slots[memo] = self._make_slot(layer, mechanism)
+        return self._slots[memo]
+
+    def _make_slot(self, layer: str, mechanism: str) -> str:
         spec, mech = get_layer(layer), get_mechanism(mechanism)
         parts = {"layer": layer, "layer_version": spec.version, "mechanism": mechanism,
                  "distiller": self._distiller if spec.needs_cards else None}

@@ -10,7 +10,7 @@ turn (``user: …`` / ``agent: …``).
 
 *Abstractive*: the structure ``[goal] [decisions] [facts] [open questions] [next actions]``,
 one line each, made of the session's own words: the goal is the first request's point; the
-decisions are the most important decision sentences, cut to a window; the facts are the fact
+decisions are the most important decision and preference sentences, cut to a window; the facts are the fact
 spans of the critical and high sentences and the most mentioned paths; open questions are
 the questions of the last two exchanges; next actions are the forward-looking sentences of
 the last exchange.
@@ -201,24 +201,25 @@ def sections(units: Sequence[Unit], tokens_before: int, *, target_ratio: float =
     """The five abstractive sections of a session (see the module docstring).
 
     The line lengths share a budget of ``tokens_before / target_ratio`` tokens, counted as
-    four characters a token: goal up to 160 characters, then 35% for decisions, 45% for
-    facts, 10% each for open questions and next actions.
+    four characters a token: goal up to 160 characters, then 35% for decisions (with the
+    person's preferences), 45% for facts, 10% each for open questions and next actions; each
+    line gets at least one window (160 or 120 characters) so a short session is not empty.
     """
     prose = [u for u in units if not u.code and not u.filler]
     weights = term_weights(units)
-    chars = max(400, int(4 * tokens_before / target_ratio) - 160)
+    chars = int(4 * tokens_before / target_ratio) - 160
     goal = next((u for u in prose if u.speaker == "user"), prose[0] if prose else None)
-    decisions = sorted((u for u in prose if u.tag.kind == "decision"),
+    decisions = sorted((u for u in prose if u.tag.kind in ("decision", "preference")),
                        key=lambda u: (-u.tag.weight, u.position))
     last = max((u.exchange for u in prose), default=0)
     open_q = [u for u in prose if u.exchange >= last - 1 and _OPEN.search(u.text)]
     final = [u for u in prose if u.exchange == last and u not in open_q and _NEXT.search(u.text)]
     return {
         "goal": _window(goal, weights, 160) if goal else "",
-        "decisions": _sentences_line(decisions, weights, 160, chars * 35 // 100),
-        "facts": _facts_line(prose, chars * 45 // 100),
-        "open questions": _sentences_line(open_q[::-1], weights, 120, chars // 10),
-        "next actions": _sentences_line(final[::-1], weights, 120, chars // 10),
+        "decisions": _sentences_line(decisions, weights, 160, max(160, chars * 35 // 100)),
+        "facts": _facts_line(prose, max(160, chars * 45 // 100)),
+        "open questions": _sentences_line(open_q[::-1], weights, 120, max(120, chars // 10)),
+        "next actions": _sentences_line(final[::-1], weights, 120, max(120, chars // 10)),
     }
 
 
@@ -265,7 +266,8 @@ def compress_exchanges(exchanges, method: str = "extractive", *, backend: str = 
     after = count_tokens([text], encoding)[0] if text else 0
     result = SessionCompression(cid, method, backend, text, before, after, tuple(dropped),
                                 cost_usd=cost)
-    return replace(result, validation=validate(session_facts(messages), text))
+    source = "\n".join(t for _, _, t in messages)
+    return replace(result, validation=validate(session_facts(messages), text, original_text=source))
 
 
 def compress_session(palace, conversation_id: str, method: str = "extractive", **options

@@ -16,15 +16,17 @@ A pack is built from the distilled cards of one distiller version:
 3. Selection: the longest *prefix* of the ranking whose rendering fits the budget, counted
    with the real tokenizer on the whole rendered text, headers included. A pack never
    exceeds its budget; a budget below the bare header is refused.
-4. Rendering: items grouped by room (each card's most relevant room, or the room asked
-   for), rooms in the order of their best item, items in rank order; every item names its
-   exchange id for drill-down. Markdown (a CLAUDE.md-style file) or compact JSON.
+4. Rendering: items grouped by room (the room asked for, else the card's room that most
+   candidates share, then the most relevant one), rooms in the order of their best item,
+   items in rank order; every item names its exchange id for drill-down. Markdown (a
+   CLAUDE.md-style file) or compact JSON.
 """
 
 from __future__ import annotations
 
 import json
 import re
+from collections import Counter
 from collections.abc import Sequence
 from dataclasses import dataclass, field
 
@@ -123,13 +125,14 @@ def importance_of(card, exchange) -> str:
     return min(levels, key=LEVELS.index)
 
 
-def _room(card, room: str | None) -> tuple[str, str]:
+def _room(card, room: str | None, sizes: Counter) -> tuple[str, str]:
+    """The room asked for, else the card's room shared by most candidates (then relevance)."""
     if room:
         chosen = next((r for r in card.room_assignments if room in (r.room_key, r.room_label)), None)
         return (chosen.room_key, chosen.room_label) if chosen else (room, room)
     if not card.room_assignments:
         return "unfiled", "Unfiled"
-    best = max(card.room_assignments, key=lambda r: r.relevance)
+    best = max(card.room_assignments, key=lambda r: (sizes[r.room_key], r.relevance, r.room_key))
     return best.room_key, best.room_label
 
 
@@ -137,6 +140,7 @@ def rank(cards: dict, exchanges: dict, scores: dict[str, float] | None, *,
          room: str | None = None) -> list[PackItem]:
     """Candidates as pack items, best first (see the module docstring for the priority)."""
     times = {eid: parse_time(exchanges[eid].timestamp) for eid in cards if exchanges[eid].timestamp}
+    sizes = Counter(r.room_key for c in cards.values() for r in c.room_assignments)
     newest = max(times.values(), default=None)
     items = []
     for eid, card in cards.items():
@@ -146,7 +150,7 @@ def rank(cards: dict, exchanges: dict, scores: dict[str, float] | None, *,
         recency = 0.5 ** (age / HALF_LIFE_DAYS) if age is not None else 0.0
         level = importance_of(card, e)
         priority = IMPORTANCE[level] + recency + 2 * (scores or {}).get(eid, 0.0)
-        key, label = _room(card, room)
+        key, label = _room(card, room, sizes)
         items.append(PackItem(eid, key, label, t.strftime("%Y-%m-%d") if t else "", e.project,
                               level, priority, card.exchange_core, card.specific_context,
                               tuple(card.files_touched)))

@@ -7,7 +7,8 @@ else. Fenced code blocks are returned apart (a summary is not expected to carry 
 Filler (:func:`filler_reason`) is what the memory-compression chapter drops first:
 
 - *greeting/acknowledgement*: a sentence made only of words such as "hi", "thanks", "ok",
-  "great", "perfect", "sounds good", "got it", "makes sense", "lgtm" (and punctuation);
+  "great", "perfect", "sounds good", "got it", "makes sense", "lgtm" (and punctuation), or a
+  bare "thanks for the report"-style thank-you;
 - *narration*: the agent announcing its next step rather than saying anything about the work:
   a sentence opening with "Let me", "Now let me", "Let's check/look/see", "I'll (now) check/
   look/read/run/search/start/examine/verify/take a look", "I'm going to check/look/…",
@@ -38,6 +39,8 @@ _NARRATION = re.compile(
     r"i'm going to (?:check|look|read|run|search|start|examine|verify|investigate|explore)\b|"
     r"i need to (?:check|look|read|see|understand)\b|now i need to\b)", re.I)
 _WORD = re.compile(r"[a-z']+")
+_THANKS = re.compile(r"^(?:thanks|thank you)(?: so much| a lot)?(?: for (?:the|your|that|this)"
+                     r"(?: \w+){1,2})?[.!]*$", re.I)
 
 
 @dataclass(frozen=True)
@@ -78,6 +81,8 @@ def filler_reason(sentence: str) -> str | None:
     words = _WORD.findall(sentence.lower())
     if words and len(words) <= 8 and all(w in _ACK_WORDS for w in words) \
             and any(w in _ACK_CORE for w in words):
+        return "greeting/acknowledgement"
+    if _THANKS.match(sentence.strip()):
         return "greeting/acknowledgement"
     if _NARRATION.match(sentence.strip(" *_`")):
         return "narration"

@@ -19,7 +19,8 @@ Invariants:
   modified is listed as modified only. An edit whose result is an error or a rejection
   modified nothing.
 - Commands are shown by their first line without output plumbing (``2>&1``, ``| tail -N``,
-  ``| head -N``) or a leading ``cd ROOT &&``, deduplicated after that clean-up, in order.
+  ``| head -N``) or a leading ``cd ROOT &&``, cut to ``COMMAND_CHARS`` (90) characters,
+  deduplicated after that clean-up, in order.
 - Each check (see :mod:`palace_lab.lifecycle.checks`) reports its *final* run; the error line
   is the decisive one of that run when it failed, or of the last failing run it fixed.
 - ``tokens_before`` counts every tool_call and tool_result text of the exchange (each message
@@ -42,7 +43,7 @@ from palace_lab.model import Exchange, Message
 from palace_lab.tokens import DEFAULT_ENCODING, count_tokens
 
 TOOL_HEAVY_TOKENS = 2000  # an exchange is tool-heavy from this much tool traffic
-COMMAND_CHARS = 120
+COMMAND_CHARS = 90
 _PLUMBING = re.compile(r"\s*(?:2>&1|\|\s*(?:tail|head)(?:\s+-n)?\s+-?\d+|\|\s*cat)\b\s*")
 
 

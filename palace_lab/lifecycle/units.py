@@ -26,7 +26,8 @@ from palace_lab.tokens import DEFAULT_ENCODING, count_tokens
 SPEAKERS = {"user": "user", "assistant": "agent"}
 _TERM = re.compile(r"[A-Za-z_][\w\-./]*\w")
 _COMMON = frozenset("the and for with that this from have will are was you can not but all "
-                    "its into now then also just what when which there here they them".split())
+                    "its into now then also just what when which there here they them about "
+                    "would should could been were more some very like over".split())
 
 
 @dataclass(frozen=True)

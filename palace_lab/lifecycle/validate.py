@@ -5,15 +5,17 @@ values, numbers with units, versions, error messages — see :mod:`palace_lab.li
 and decision sentences, see :mod:`palace_lab.lifecycle.importance`); fenced code is left out
 unless asked for. :func:`validate` checks each against the compressed text:
 
-- *preserved*: found as written (an error message by its first five words; a path also by its file name when that name is unique
-  among the original's paths; a decision or error sentence when at least
-  ``SENTENCE_MATCH`` of its terms occur in one sentence of the compressed text, with its
-  numbers unchanged);
+- *preserved*: found as written (an error message by its first five words; a path also by
+  its file name when that name is unique among the original's paths; a decision or error
+  sentence when at least ``SENTENCE_MATCH`` of its terms occur in one sentence of the
+  compressed text, with its numbers unchanged);
 - *distorted*: a near match with a changed number or identifier — the same config key or
   version name with another value (``pool_size=20`` vs ``pool_size=10``), the same key and
   unit with another number (``timeout 30 s`` vs ``timeout 60 s``), an identifier or path of
-  similarity ≥ ``NEAR`` that is not equal (``retry_count`` vs ``retry_counts``), a matched
-  sentence whose numbers differ;
+  similarity ≥ ``NEAR`` that is neither equal nor a shorter/longer form of it
+  (``worker_v2`` vs ``worker_v3``), a matched sentence whose numbers differ — provided the
+  original does not contain the changed value itself (then it is another true fact, and
+  the fact counts as dropped);
 - *dropped*: otherwise.
 
 Scores: ``score = preserved / facts`` (1.0 when the original has no facts), and
@@ -100,6 +102,21 @@ def _terms(text: str) -> set[str]:
     return {t.lower() for t in _TERM.findall(text) if t.lower() not in _SMALL}
 
 
+class _Source:
+    """The original text (when known), to tell a distortion from another true fact."""
+
+    def __init__(self, text: str | None):
+        self.text = " ".join(text.replace("`", "").split()) if text else ""
+
+    def has(self, span: str) -> bool:
+        return bool(self.text) and re.search(rf"(?<![\w.]){re.escape(span)}(?![\w])",
+                                             self.text) is not None
+
+    def pair(self, key: str, value: str) -> bool:
+        return bool(self.text) and re.search(rf"{re.escape(key)}\W{{1,4}}{re.escape(value)}(?![\w.])",
+                                             self.text, re.I) is not None
+
+
 class _Compressed:
     """The compressed text, indexed once for every fact check."""
 
@@ -116,12 +133,14 @@ class _Compressed:
     def has(self, span: str) -> bool:
         return re.search(rf"(?<![\w]){re.escape(span)}(?![\w])", self.text) is not None
 
-    def near(self, name: str) -> str:
+    def near(self, name: str, source: _Source) -> str:
         if len(name) < 5:
             return ""
         for other in self.idents:
             if abs(len(other) - len(name)) > 2 or len(other) < 5 or other in name or name in other:
                 continue  # a shorter or longer form of the same name is not a distortion
+            if source.has(other.rstrip(".")):
+                continue  # another name the original has: not a changed one
             matcher = SequenceMatcher(None, name, other)
             if matcher.real_quick_ratio() >= NEAR and matcher.quick_ratio() >= NEAR \
                     and matcher.ratio() >= NEAR:
@@ -136,56 +155,75 @@ class _Compressed:
         return len(wanted & have) / len(wanted), s
 
 
-def _check_sentence(fact: Fact, c: _Compressed) -> FactCheck:
+def _check_sentence(fact: Fact, c: _Compressed, source: _Source) -> FactCheck:
     share, sentence = c.best_sentence(fact.text)
     if share < SENTENCE_MATCH:
         return FactCheck(fact, "dropped")
     mine, theirs = set(_NUMBER.findall(fact.text)), set(_NUMBER.findall(sentence))
     if mine and theirs and not mine <= theirs:
+        if all(source.has(n) for n in theirs - mine):
+            return FactCheck(fact, "dropped")  # another sentence of the original, unchanged
         return FactCheck(fact, "distorted", sentence)
     return FactCheck(fact, "preserved", sentence)
 
 
-def _check_value(fact: Fact, pairs: list[tuple[str, str]], c: _Compressed) -> FactCheck:
+def _check_value(fact: Fact, pairs: list[tuple[str, str]], c: _Compressed,
+                 source: _Source) -> FactCheck:
     values = [v for k, v in pairs if k.lower() == fact.key.lower()]
     if fact.value in values or c.has(fact.text):
         return FactCheck(fact, "preserved", fact.text)
-    if values:
-        return FactCheck(fact, "distorted", f"{fact.key} {values[0]}")
+    changed = [v for v in values if not source.pair(fact.key, v)]
+    if changed:
+        return FactCheck(fact, "distorted", f"{fact.key} {changed[0]}")
     return FactCheck(fact, "dropped")
 
 
-def check_fact(fact: Fact, c: _Compressed, unique_names: set[str]) -> FactCheck:
+def _check_quantity(fact: Fact, c: _Compressed, source: _Source) -> FactCheck:
+    if c.has(fact.text) or c.has(fact.text.replace(" ", "")):
+        return FactCheck(fact, "preserved", fact.text)
+    unit = QUANTITY.fullmatch(fact.text).group(2)
+    other = next((q for q in c.quantities if fact.key and q[0] == fact.key and q[2] == unit
+                  and not (source.has(q[3]) or source.has(f"{q[1]} {q[2]}")
+                           or source.has(f"{q[1]}{q[2]}"))), None)
+    return FactCheck(fact, "distorted", other[3]) if other else FactCheck(fact, "dropped")
+
+
+def check_fact(fact: Fact, c: _Compressed, unique_names: set[str],
+               source: _Source | None = None) -> FactCheck:
+    source = source or _Source(None)
     if fact.kind in ("decision", "error"):
         head = " ".join(fact.text.replace("`", "").split()[:5])
         if fact.kind == "error" and c.has(head):
             return FactCheck(fact, "preserved", head)
-        return _check_sentence(fact, c)
+        return _check_sentence(fact, c, source)
     if fact.kind == "config":
-        return _check_value(fact, c.configs, c)
+        return _check_value(fact, c.configs, c, source)
     if fact.kind == "version":
-        return _check_value(fact, c.versions, c)
+        return _check_value(fact, c.versions, c, source)
     if fact.kind == "quantity":
-        if c.has(fact.text) or c.has(fact.text.replace(" ", "")):
-            return FactCheck(fact, "preserved", fact.text)
-        unit = QUANTITY.fullmatch(fact.text).group(2)
-        other = next((q for q in c.quantities if q[0] == fact.key and q[2] == unit and fact.key), None)
-        return FactCheck(fact, "distorted", other[3]) if other else FactCheck(fact, "dropped")
+        return _check_quantity(fact, c, source)
     if c.has(fact.text):
         return FactCheck(fact, "preserved", fact.text)
     name = fact.text.rsplit("/", 1)[-1]
     if fact.kind == "path" and name in unique_names and c.has(name):
         return FactCheck(fact, "preserved", name)
-    near = c.near(fact.text)
+    near = c.near(fact.text, source)
     return FactCheck(fact, "distorted", near) if near else FactCheck(fact, "dropped")
 
 
-def validate(original: str | list[Fact], compressed: str, *, speaker: str = "user",
-             include_code: bool = False) -> Validation:
-    """Check every fact of ``original`` (a text, or facts already extracted) in ``compressed``."""
-    facts = original if isinstance(original, list) else \
-        extract_facts(original, speaker=speaker, include_code=include_code)
+def validate(original: str | list[Fact], compressed: str, *, original_text: str | None = None,
+             speaker: str = "user", include_code: bool = False) -> Validation:
+    """Check every fact of ``original`` (a text, or facts already extracted) in ``compressed``.
+
+    ``original_text`` (implied when ``original`` is a text) lets a near match that is itself
+    a fact of the original count as dropped, not distorted.
+    """
+    if isinstance(original, str):
+        facts, original_text = extract_facts(original, speaker=speaker,
+                                             include_code=include_code), original
+    else:
+        facts = original
     names = [f.text.rsplit("/", 1)[-1] for f in facts if f.kind == "path"]
     unique = {n for n in names if names.count(n) == 1}
-    index = _Compressed(compressed)
-    return Validation(tuple(check_fact(f, index, unique) for f in facts))
+    index, source = _Compressed(compressed), _Source(original_text)
+    return Validation(tuple(check_fact(f, index, unique, source) for f in facts))

@@ -7,3 +7,6 @@ from palace_lab.search.modes import (DEFAULT_MODE, PRESETS, FusedMode, PureMode,
 
 __all__ = ["DEFAULT_MODE", "PRESETS", "Filters", "FusedMode", "PureMode", "SearchEngine",
            "list_modes", "parse_mode"]
+
+# The tool-call compression layer registers itself with the layer registry when imported.
+from palace_lab.lifecycle import toolcalls as _toolcalls  # noqa: E402,F401

@@ -66,10 +66,16 @@ class SearchEngine:
                 self._index(run, progress)
 
     def search(self, query: str, mode: str | Mode = DEFAULT_MODE, k: int = 10,
-               filters: Filters | dict | None = None) -> list[Hit]:
-        """The ``k`` best exchanges for ``query`` under ``mode``, best first."""
+               filters: Filters | dict | None = None, *,
+               vector: np.ndarray | None = None) -> list[Hit]:
+        """The ``k`` best exchanges for ``query`` under ``mode``, best first.
+
+        ``vector``: the query's embedding if the caller already has it (comparing several
+        modes on one query embeds it once); otherwise it is computed here when needed.
+        """
         parsed, k, chosen = _mode(mode), _check_k(k), Filters.coerce(filters)
-        vector = self._embed([query])[0] if _needs_vectors(parsed) else None
+        if vector is None and _needs_vectors(parsed):
+            vector = self._embed([query])[0]
         return self._hits(self._ranked(query, vector, parsed, k, chosen))
 
     def run(self, queries: Mapping[str, str], mode: str | Mode = DEFAULT_MODE, k: int = 10,

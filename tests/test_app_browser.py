@@ -1,0 +1,119 @@
+"""The real app in a real browser: ``streamlit run app.py`` on 127.0.0.1 driven by Debian's
+Chromium through Playwright, with the real embedding model.
+
+One journey, as a person would take it: load the bundled sample, distill it, run an A/B query,
+grade a result and see the metric move, then visit every page (and the tabs AppTest cannot
+click) and save a screenshot of each under ``test-output/screenshots/``.
+"""
+
+from __future__ import annotations
+
+import re
+from pathlib import Path
+
+import pytest
+
+from app_server import ROOT, browser_missing, chromium, settle, streamlit_server
+
+pytestmark = pytest.mark.browser
+SHOTS = ROOT / "test-output" / "screenshots"
+PAGES = [("", "overview"), ("load", "load"), ("budgets", "budgets"), ("rooms", "rooms"),
+         ("search_lab", "search_lab"), ("evaluation", "evaluation"), ("tuning", "tuning"),
+         ("lifecycle", "lifecycle")]
+TABS = [("rooms", "Embedding space"), ("rooms", "Rooms together"), ("rooms", "Drill-down"),
+        ("evaluation", "Significance"), ("evaluation", "Query sets"), ("tuning", "Fusion knobs"),
+        ("tuning", "Grid search")]
+LONG = 600_000  # ms: the first search loads the model and embeds the palace
+
+
+@pytest.fixture(scope="module")
+def sample(tmp_path_factory) -> Path:
+    missing = browser_missing()
+    if missing:
+        pytest.skip(f"browser test skipped: {missing}")
+    sample = ROOT / "sample_data"
+    if (sample / "claude_code").is_dir() and (sample / "queries.jsonl").is_file():
+        return sample
+    from palace_lab.synth import generate
+
+    out = tmp_path_factory.mktemp("browser_sample") / "synth"
+    generate(out, exchanges=80, projects=3, queries=40, seed=5)
+    return out
+
+
+@pytest.fixture
+def app_url(tmp_path, sample):
+    SHOTS.mkdir(parents=True, exist_ok=True)
+    env = {"PALACE_LAB_DB": str(tmp_path / "palace.db"), "PALACE_LAB_SAMPLE_DIR": str(sample)}
+    with streamlit_server(env) as url:
+        yield url
+
+
+def no_exception(page) -> None:
+    shown = page.locator('[data-testid="stException"]')
+    assert shown.count() == 0, shown.first.inner_text()
+
+
+def metric(page, side: str, label: str = "MRR") -> str:
+    card = page.locator(f".st-key-lab_metrics_{side} [data-testid='stMetric']").filter(
+        has=page.get_by_text(label, exact=True))
+    return card.locator("[data-testid='stMetricValue']").first.inner_text()
+
+
+def grade_keys(page, side: str, grade: int) -> list[str]:
+    classes = page.evaluate(
+        "(prefix) => [...document.querySelectorAll(`[class*='${prefix}']`)]"
+        ".map(e => [...e.classList].find(c => c.startsWith(prefix)))", f"st-key-lab_g_{side}_")
+    return [c for c in classes if c and re.fullmatch(rf"st-key-lab_g_{side}_\w+_{grade}", c)]
+
+
+def test_the_whole_journey_in_chromium(app_url):
+    with chromium() as page:
+        page.goto(f"{app_url}/load")
+        settle(page)
+        page.get_by_role("button", name="Load the sample").click()
+        page.get_by_text("stored as query set").wait_for(timeout=LONG)
+        settle(page)
+        page.get_by_role("button", name="Distill", exact=True).click()
+        page.get_by_text("cards made").wait_for(timeout=LONG)
+        settle(page)
+        no_exception(page)
+        page.screenshot(path=SHOTS / "02-load-distilled.png", full_page=True)
+
+        page.goto(f"{app_url}/search_lab")
+        settle(page)
+        query = page.get_by_label("Query", exact=True)
+        query.fill("reconnect timeout error in the tests")
+        query.press("Enter")
+        page.locator(".st-key-lab_metrics_a").wait_for(timeout=LONG)
+        settle(page, LONG)
+        no_exception(page)
+        assert metric(page, "a") == "0.000"
+        key = grade_keys(page, "a", 3)[0]
+        page.locator(f".{key} button").first.click()
+        page.wait_for_function(
+            "() => document.querySelector('.st-key-lab_metrics_a [data-testid=\"stMetricValue\"]')"
+            ".innerText.trim() === '1.000'", timeout=60_000)
+        settle(page)
+        assert metric(page, "a") == "1.000" and metric(page, "a", "P@1") == "1.000"
+        page.get_by_text("Verbatim exchange").first.click()  # open one drill-down
+        settle(page)
+        page.screenshot(path=SHOTS / "05-search-lab-graded.png", full_page=True)
+
+        page.goto(f"{app_url}/evaluation")  # builds every default mode's index, once
+        settle(page, LONG)
+        no_exception(page)
+        for number, (path, name) in enumerate(PAGES, start=1):
+            page.goto(f"{app_url}/{path}")
+            settle(page, LONG)
+            page.locator("h1").first.wait_for()
+            no_exception(page)
+            page.screenshot(path=SHOTS / f"{number:02d}-{name}.png", full_page=True)
+        for path, tab in TABS:
+            page.goto(f"{app_url}/{path}")
+            settle(page, LONG)
+            page.get_by_role("tab", name=tab).click()
+            settle(page, LONG)
+            no_exception(page)
+            page.screenshot(path=SHOTS / f"{path}-{tab.lower().replace(' ', '-')}.png", full_page=True)
+    assert len(list(SHOTS.glob("*.png"))) >= len(PAGES) + len(TABS)

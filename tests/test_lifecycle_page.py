@@ -1,0 +1,53 @@
+"""The Memory lifecycle page through AppTest: every tab renders from the entry point, the pack
+can be downloaded, and conversation text is shown as text, never as Markdown."""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+
+import pytest
+from lifecycle_data import build_palace
+
+APP = str(Path(__file__).resolve().parents[1] / "app.py")
+TABS = ["Tool calls", "Sessions", "Consolidation", "Validation", "Memory pack"]
+EVIL = "please fix <img src=x onerror=alert(1)> and [click](http://evil.example) now"
+
+
+@pytest.fixture
+def app_db(tmp_path, monkeypatch):
+    from palace_lab.ingest import ingest_paths
+
+    with build_palace(tmp_path / "p.db", days=6, per_day=3) as palace:
+        extra = tmp_path / "evil" / "evil.jsonl"
+        extra.parent.mkdir()
+        extra.write_text("".join(json.dumps(r) + "\n" for r in [
+            {"conversation_id": "c-evil", "role": "user", "content": EVIL,
+             "timestamp": "2025-03-01T10:00:00Z"},
+            {"conversation_id": "c-evil", "role": "assistant", "content": "done <script>x()</script>"}]))
+        ingest_paths(palace, [extra])
+    monkeypatch.setenv("PALACE_LAB_DB", str(tmp_path / "p.db"))
+    monkeypatch.setenv("PALACE_LAB_EMBEDDER", "fake")
+    return tmp_path / "p.db"
+
+
+def test_every_tab_renders_and_shows_conversation_text_as_text(app_db):
+    from streamlit.testing.v1 import AppTest
+
+    at = AppTest.from_file(APP, default_timeout=60)
+    at.run()
+    at.switch_page("pages/lifecycle.py")
+    at.run()
+    for tab in TABS:
+        at.session_state["life_tab"] = tab
+        at.run()
+        assert not at.exception, (tab, [e.value for e in at.exception])
+        assert not at.error, (tab, [e.value for e in at.error])
+        rendered = [m.value for m in (*at.markdown, *at.caption, *at.subheader)]
+        assert not any("onerror" in m or "evil.example" in m or "<script>" in m for m in rendered)
+        if tab == "Sessions":
+            at.selectbox(key="life_sess_pick").set_value(0).run()
+            assert any("<img src=x onerror=alert(1)>" in t.value for t in at.text)
+        if tab == "Memory pack":
+            assert at.get("download_button") and at.text[0].value.startswith("# Memory pack")
+            assert {m.label for m in at.metric} == {"Tokens", "Items", "Rooms"}
