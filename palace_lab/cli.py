@@ -11,7 +11,6 @@ import argparse
 import json
 import os
 import sys
-from pathlib import Path
 
 from palace_lab.errors import PalaceError
 

@@ -32,7 +32,7 @@ from datetime import datetime, timezone, tzinfo
 from pathlib import Path
 
 from palace_lab.errors import UnknownFormatError
-from palace_lab.ingest.base import Parser, ParseResult
+from palace_lab.ingest.base import Parser, ParseResult, SkipRecord
 from palace_lab.model import Conversation, Message, content_hash
 
 NAME = "aider"
@@ -47,13 +47,6 @@ _PROMPT_COMMANDS = frozenset({"ask", "code", "architect", "context", "help", "ru
 _ACTION_COMMANDS = frozenset({"lint", "test"})
 _GENERATED_PROMPTS = ("# Fix any errors below",)
 
-
-class _Skip(Exception):
-    """One block cannot become a message; ``reason`` is the skip counter key."""
-
-    def __init__(self, reason: str) -> None:
-        super().__init__(reason)
-        self.reason = reason
 
 
 @dataclass
@@ -205,7 +198,7 @@ def _messages(run: _Run, cid: str, path: Path, tz, result: ParseResult) -> list[
     for block in _blocks(run.lines):
         try:
             fields = _fields(block)
-        except _Skip as skip:
+        except SkipRecord as skip:
             result.skip(skip.reason)
             continue
         messages.append(Message(
@@ -223,10 +216,10 @@ def _fields(block: _Block) -> dict:
         return {"role": "tool_result", "text": text, "meta": meta}
     if block.kind == "text":
         if not text.strip():
-            raise _Skip("empty_message")
+            raise SkipRecord("empty_message")
         return {"role": "assistant", "text": text, "meta": {}}
     if text.strip() in ("", "<blank>"):
-        raise _Skip("blank_input")
+        raise SkipRecord("blank_input")
     return _user_fields(text)
 
 

@@ -10,6 +10,7 @@ from __future__ import annotations
 
 import json
 from collections import Counter
+from datetime import datetime, timezone
 from collections.abc import Iterator
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -92,3 +93,47 @@ class Parser:
     name: str
     sniff: "object"
     parse: "object"
+
+
+class SkipRecord(Exception):
+    """One record cannot become a message; ``reason`` is the skip counter key."""
+
+    def __init__(self, reason: str) -> None:
+        super().__init__(reason)
+        self.reason = reason
+
+
+def _utc_text(moment: datetime) -> str:
+    text = moment.astimezone(timezone.utc).isoformat(timespec="milliseconds")
+    return text.replace("+00:00", "Z")
+
+
+def utc_from_iso(value) -> str | None:
+    """ISO 8601 UTC (milliseconds, ``Z``) from an ISO string; naive stamps are taken as UTC."""
+    if not isinstance(value, str) or not value:
+        return None
+    try:
+        moment = datetime.fromisoformat(value.replace("Z", "+00:00"))
+    except ValueError:
+        return None
+    if moment.tzinfo is None:
+        moment = moment.replace(tzinfo=timezone.utc)
+    return _utc_text(moment)
+
+
+def utc_from_unix(value) -> str | None:
+    """ISO 8601 UTC (milliseconds, ``Z``) from unix seconds (int or float)."""
+    if isinstance(value, bool) or not isinstance(value, (int, float)):
+        return None
+    try:
+        return _utc_text(datetime.fromtimestamp(value, tz=timezone.utc))
+    except (OverflowError, OSError, ValueError):
+        return None
+
+
+def zip_member(zf, name: str) -> str | None:
+    """The shallowest member of an export ZIP whose file name is ``name``."""
+    from pathlib import PurePosixPath
+
+    found = [n for n in zf.namelist() if PurePosixPath(n).name == name]
+    return min(found, key=len) if found else None

@@ -31,11 +31,12 @@ from __future__ import annotations
 import json
 import re
 import zipfile
-from datetime import datetime, timezone
 from pathlib import Path, PurePosixPath
 
 from palace_lab.errors import UnknownFormatError
-from palace_lab.ingest.base import SNIFF_BYTES, Parser, ParseResult
+from palace_lab.ingest.base import (
+    SNIFF_BYTES, Parser, ParseResult, SkipRecord, utc_from_unix, zip_member,
+)
 from palace_lab.model import Conversation, Message, content_hash
 
 NAME = "chatgpt"
@@ -59,13 +60,6 @@ _TEXT_FIELDS = {
 }
 _FALLBACK_FIELDS = ("text", "result", "content", "summary")
 
-
-class _Skip(Exception):
-    """One node cannot become a message; ``reason`` is the skip counter key."""
-
-    def __init__(self, reason: str) -> None:
-        super().__init__(reason)
-        self.reason = reason
 
 
 def sniff(path: Path, head: bytes) -> bool:
@@ -114,7 +108,7 @@ def _looks_like_chatgpt_json(head: bytes) -> bool:
 
 def _sniff_zip(path: Path) -> bool:
     with zipfile.ZipFile(path) as zf:
-        member = _conversations_member(zf)
+        member = zip_member(zf, "conversations.json")
         if member is None:
             return False
         with zf.open(member) as fh:
@@ -124,10 +118,6 @@ def _sniff_zip(path: Path) -> bool:
             return any(c in names for c in _COMPANIONS)
         return _looks_like_chatgpt_json(head)
 
-
-def _conversations_member(zf: zipfile.ZipFile) -> str | None:
-    found = [n for n in zf.namelist() if PurePosixPath(n).name == "conversations.json"]
-    return min(found, key=len) if found else None
 
 
 # --- loading ------------------------------------------------------------------------------
@@ -166,7 +156,7 @@ def _is_zip(path: Path) -> bool:
 def _read_zip_member(path: Path) -> bytes:
     try:
         with zipfile.ZipFile(path) as zf:
-            member = _conversations_member(zf)
+            member = zip_member(zf, "conversations.json")
             if member is None:
                 raise UnknownFormatError(
                     f"{path.name} is a ZIP without conversations.json (it holds {_listing(zf)})."
@@ -196,7 +186,7 @@ def _conversation(raw: dict, path: Path, result: ParseResult) -> Conversation:
             continue  # the root, and placeholder nodes: nothing was said
         try:
             draft = _draft(msg)
-        except _Skip as skip:
+        except SkipRecord as skip:
             result.skip(skip.reason)
             continue
         messages.append(
@@ -253,7 +243,7 @@ def _create_time(node: dict) -> float:
 def _draft(msg) -> dict:
     """Message fields (all but identity and position) for one node's message."""
     if not isinstance(msg, dict):
-        raise _Skip("bad_message")
+        raise SkipRecord("bad_message")
     author = msg.get("author") if isinstance(msg.get("author"), dict) else {}
     content = msg.get("content") if isinstance(msg.get("content"), dict) else {}
     ctype = content.get("content_type")
@@ -266,7 +256,7 @@ def _draft(msg) -> dict:
     if author.get("role") == "user":
         _add_attachments(draft, msg.get("metadata"))
     if not draft["text"].strip():
-        raise _Skip("empty_message")
+        raise SkipRecord("empty_message")
     if ctype in _THINKING_TYPES:
         draft.update(role="assistant", searchable=False, meta={"thinking": True})
         return draft
@@ -290,7 +280,7 @@ def _assign_role(draft: dict, msg: dict, author: dict, words: str) -> None:
     elif role == "system":
         draft["role"] = "system"
     else:
-        raise _Skip("unknown_role")
+        raise SkipRecord("unknown_role")
     if isinstance(metadata.get("model_slug"), str) and role == "assistant":
         draft["meta"]["model"] = metadata["model_slug"]
 
@@ -353,14 +343,3 @@ def _placeholder(part: dict) -> str:
     if "audio" in kind or "video" in kind:
         return "[audio]"
     return f"[{kind or 'attachment'}]"
-
-
-def utc_from_unix(value) -> str | None:
-    """ISO 8601 UTC (milliseconds, ``Z``) from unix seconds; None when absent or absurd."""
-    if isinstance(value, bool) or not isinstance(value, (int, float)):
-        return None
-    try:
-        moment = datetime.fromtimestamp(value, tz=timezone.utc)
-    except (OverflowError, OSError, ValueError):
-        return None
-    return moment.isoformat(timespec="milliseconds").replace("+00:00", "Z")

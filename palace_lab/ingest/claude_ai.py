@@ -25,11 +25,12 @@ from __future__ import annotations
 import json
 import re
 import zipfile
-from datetime import datetime, timezone
-from pathlib import Path, PurePosixPath
+from pathlib import Path
 
 from palace_lab.errors import UnknownFormatError
-from palace_lab.ingest.base import SNIFF_BYTES, Parser, ParseResult
+from palace_lab.ingest.base import (
+    SNIFF_BYTES, Parser, ParseResult, SkipRecord, utc_from_iso, zip_member,
+)
 from palace_lab.model import Conversation, Message
 
 NAME = "claude-ai"
@@ -38,13 +39,6 @@ NAME = "claude-ai"
 _CHAT_MESSAGES_KEY = re.compile(rb'(?<!\\)"chat_messages"\s*:')
 _COMPANIONS = ("projects.json", "users.json")
 
-
-class _Skip(Exception):
-    """One chat message cannot become messages; ``reason`` is the skip counter key."""
-
-    def __init__(self, reason: str) -> None:
-        super().__init__(reason)
-        self.reason = reason
 
 
 def sniff(path: Path, head: bytes) -> bool:
@@ -95,19 +89,15 @@ def _looks_like_claude_json(head: bytes) -> bool:
 
 def _sniff_zip(path: Path) -> bool:
     with zipfile.ZipFile(path) as zf:
-        member = _member(zf, "conversations.json")
+        member = zip_member(zf, "conversations.json")
         if member is None:
             return False
         with zf.open(member) as fh:
             head = fh.read(SNIFF_BYTES)
         if head.strip() == b"[]":  # an empty account: only the companion files can tell
-            return all(_member(zf, c) is not None for c in _COMPANIONS)
+            return all(zip_member(zf, c) is not None for c in _COMPANIONS)
         return _looks_like_claude_json(head)
 
-
-def _member(zf: zipfile.ZipFile, name: str) -> str | None:
-    found = [n for n in zf.namelist() if PurePosixPath(n).name == name]
-    return min(found, key=len) if found else None
 
 
 def _load(path: Path) -> tuple[list, dict[str, str]]:
@@ -138,14 +128,14 @@ def _load(path: Path) -> tuple[list, dict[str, str]]:
 def _load_zip(path: Path) -> tuple[object, dict[str, str]]:
     try:
         with zipfile.ZipFile(path) as zf:
-            member = _member(zf, "conversations.json")
+            member = zip_member(zf, "conversations.json")
             if member is None:
                 names = ", ".join(zf.namelist()[:5]) or "nothing"
                 raise UnknownFormatError(
                     f"{path.name} is a ZIP without conversations.json (it holds {names})."
                 )
             data = _decode(zf.read(member), path.name)
-            projects_member = _member(zf, "projects.json")
+            projects_member = zip_member(zf, "projects.json")
             raw_projects = _decode(zf.read(projects_member), path.name) if projects_member else []
     except zipfile.BadZipFile as exc:
         raise UnknownFormatError(f"{path.name} is a damaged ZIP ({exc}).") from exc
@@ -188,7 +178,7 @@ def _conversation(raw: dict, path: Path, projects: dict, result: ParseResult) ->
     for index, msg in enumerate(raw["chat_messages"]):
         try:
             pieces = _pieces(msg, result)
-        except _Skip as skip:
+        except SkipRecord as skip:
             result.skip(skip.reason)
             continue
         base_key = msg.get("uuid") if isinstance(msg.get("uuid"), str) else f"L{index}"
@@ -216,13 +206,13 @@ def _project_of(raw: dict, projects: dict[str, str]) -> str | None:
 
 def _pieces(msg, result: ParseResult) -> list[dict]:
     if not isinstance(msg, dict):
-        raise _Skip("bad_message")
+        raise SkipRecord("bad_message")
     sender = msg.get("sender")
     if sender == "human":
         return [_human_piece(msg, result)]
     if sender == "assistant":
         return _assistant_pieces(msg, result)
-    raise _Skip("unknown_sender")
+    raise SkipRecord("unknown_sender")
 
 
 def _blocks(msg: dict) -> list[dict]:
@@ -245,7 +235,7 @@ def _human_piece(msg: dict, result: ParseResult) -> dict:
     extras, meta = _attachments(msg)
     text = "\n\n".join(p for p in [words, *extras] if p)
     if not text.strip():
-        raise _Skip("empty_message")
+        raise SkipRecord("empty_message")
     if words and text != words:
         meta["request_text"] = words
     return {"role": "user", "text": text, "is_request": True, "meta": meta}
@@ -288,7 +278,7 @@ def _assistant_pieces(msg: dict, result: ParseResult) -> list[dict]:
     if not any(p["searchable"] for p in pieces) and _fallback_text(msg).strip():
         pieces.append(_said(_fallback_text(msg)))
     if not pieces:
-        raise _Skip("empty_message")
+        raise SkipRecord("empty_message")
     return pieces
 
 
@@ -335,17 +325,3 @@ def _result_text(content) -> str:
             body = item.get("text") if isinstance(item.get("text"), str) else ""
             lines.append("\n".join([*head, body]).strip() or f"[{item.get('type', 'item')}]")
     return "\n".join(lines)
-
-
-def utc_from_iso(value) -> str | None:
-    """ISO 8601 UTC (milliseconds, ``Z``) from an ISO string; naive stamps are taken as UTC."""
-    if not isinstance(value, str) or not value:
-        return None
-    try:
-        moment = datetime.fromisoformat(value.replace("Z", "+00:00"))
-    except ValueError:
-        return None
-    if moment.tzinfo is None:
-        moment = moment.replace(tzinfo=timezone.utc)
-    text = moment.astimezone(timezone.utc).isoformat(timespec="milliseconds")
-    return text.replace("+00:00", "Z")

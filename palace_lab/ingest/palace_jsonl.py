@@ -22,11 +22,12 @@ from __future__ import annotations
 
 import json
 from collections.abc import Iterable
-from datetime import datetime, timezone
 from pathlib import Path
 
 from palace_lab.errors import UnknownFormatError
-from palace_lab.ingest.base import Parser, ParseResult, first_json_lines, iter_jsonl
+from palace_lab.ingest.base import (
+    Parser, ParseResult, SkipRecord, first_json_lines, iter_jsonl, utc_from_iso,
+)
 from palace_lab.model import Conversation, Message
 
 NAME = "palace-jsonl"
@@ -37,13 +38,6 @@ _ROLES_OUT = {"user": "user", "assistant": "assistant", "tool_call": "assistant"
 # Keys that mark another format's records (Claude Code, Codex) even if they quote ours.
 _FOREIGN_KEYS = ("sessionId", "payload", "message", "type")
 
-
-class _Skip(Exception):
-    """One line cannot become a message; ``reason`` is the skip counter key."""
-
-    def __init__(self, reason: str) -> None:
-        super().__init__(reason)
-        self.reason = reason
 
 
 def sniff(path: Path, head: bytes) -> bool:
@@ -62,7 +56,7 @@ def parse(path: Path) -> ParseResult:
         try:
             cid = _conversation_id(obj)
             _check(obj)
-        except _Skip as skip:
+        except SkipRecord as skip:
             result.skip(skip.reason)
             continue
         groups.setdefault(cid, []).append((number, obj))
@@ -94,15 +88,15 @@ def _conversation_id(obj: dict) -> str:
     if isinstance(cid, int) and not isinstance(cid, bool):
         return str(cid)  # a numeric id is still an id; the palace keeps ids as strings
     if not isinstance(cid, str) or not cid:
-        raise _Skip("missing_conversation_id")
+        raise SkipRecord("missing_conversation_id")
     return cid
 
 
 def _check(obj: dict) -> None:
     if obj.get("role") not in _ROLES_IN:
-        raise _Skip("unknown_role" if "role" in obj else "missing_role")
+        raise SkipRecord("unknown_role" if "role" in obj else "missing_role")
     if not isinstance(obj.get("content"), str):
-        raise _Skip("missing_content")
+        raise SkipRecord("missing_content")
 
 
 def _conversation(cid: str, lines: list[tuple[int, dict]], path: Path,
@@ -150,20 +144,6 @@ def _timestamp(obj: dict, result: ParseResult) -> str | None:
     if stamp is None:
         result.skip("invalid_timestamp")  # the line is kept; only its timestamp is dropped
     return stamp
-
-
-def utc_from_iso(value) -> str | None:
-    """ISO 8601 UTC (milliseconds, ``Z``) from an ISO string; naive stamps are taken as UTC."""
-    if not isinstance(value, str) or not value:
-        return None
-    try:
-        moment = datetime.fromisoformat(value.replace("Z", "+00:00"))
-    except ValueError:
-        return None
-    if moment.tzinfo is None:
-        moment = moment.replace(tzinfo=timezone.utc)
-    text = moment.astimezone(timezone.utc).isoformat(timespec="milliseconds")
-    return text.replace("+00:00", "Z")
 
 
 # --- writing ------------------------------------------------------------------------------
