@@ -212,7 +212,8 @@ def _mode_row(mode: dict, full: list[float], alone: list[float], rr: list[float]
            "p95_ms": percentile_ms(full, 95), "mean_ms": float(np.mean(full) * 1000),
            "engine_p50_ms": percentile_ms(alone, 50), "engine_p95_ms": percentile_ms(alone, 95),
            "mrr@10": float(np.mean(rr)) if qrels else None}
-    log(f"  {mode['name']:<22} p50 {row['p50_ms']:.2f} ms (engine alone {row['engine_p50_ms']:.2f})")
+    log(f"  {mode['name']:<22} p50 {row['p50_ms']:.2f} ms "
+        f"(engine alone {row['engine_p50_ms']:.2f})")
     return row
 
 
@@ -300,10 +301,10 @@ def summarise(result: dict) -> dict:
 
 
 def print_report(r: dict) -> None:
-    t = r["targets"]
+    t, cpus = r["targets"], r.get("cpus", os.cpu_count())
     print(f"\nsearch benchmark: {r['exchanges']} exchanges, {r['queries']} queries, "
           f"embedder {r['embedder']}, distiller {r['distiller']}; load average "
-          f"{r['loadavg_start']:.1f} → {r['loadavg_end']:.1f} on {os.cpu_count()} CPUs")
+          f"{r['loadavg_start']:.1f} → {r['loadavg_end']:.1f} on {cpus} CPUs")
     print(f"\nindex build ({r['build']['total_s']:.1f} s; cold load of all indexes "
           f"{r['cold_load_s'] * 1000:.0f} ms)")
     print(f"{'layer':<12}{'rows':>7}{'embedded':>10}{'embed s':>9}{'bm25 s':>8}{'hnsw s':>8}"
@@ -346,6 +347,7 @@ def parse_args(argv):
     ap.add_argument("--keep-indexes", action="store_true",
                     help="load existing index files instead of rebuilding them")
     ap.add_argument("--json", action="store_true", help="print one JSON document on stdout")
+    ap.add_argument("--show", metavar="RESULT.json", help="print the report of a saved --json run")
     return ap.parse_args(argv)
 
 
@@ -354,7 +356,8 @@ def run(args) -> dict:
 
     layers = [layer for layer in args.layers.split(",") if layer]
     if not {"verbatim", "core"} <= set(layers):
-        raise SystemExit("--layers must include verbatim and core (hybrid-rrf and the seed use them)")
+        raise SystemExit("--layers must include verbatim and core "
+                         "(hybrid-rrf and the seed's approach use them)")
     load_start = os.getloadavg()[0]
     palace = open_palace(args)
     log("building indexes")
@@ -367,7 +370,8 @@ def run(args) -> dict:
     log(f"timing {len(modes)} modes x {len(queries)} queries")
     result = {"exchanges": palace.count("exchanges"), "queries": len(queries),
               "embedder": engine.indexes.embedder.name, "distiller": engine.distiller,
-              "loadavg_start": load_start, "build": build, "cold_load_s": cold,
+              "cpus": os.cpu_count(), "loadavg_start": load_start, "build": build,
+              "cold_load_s": cold,
               "query_embedding": time_query_embedding(engine, queries),
               "modes": time_modes(engine, modes, queries, qrels),
               "hnsw_recall@10": hnsw_recall(engine, layers, queries)}
@@ -383,6 +387,9 @@ def run(args) -> dict:
 
 def main(argv=None) -> int:
     args = parse_args(argv)
+    if args.show:
+        print_report(json.loads(Path(args.show).read_text(encoding="utf-8")))
+        return 0
     os.environ.setdefault("HF_HUB_OFFLINE", "1")
     result = run(args)
     if args.json:

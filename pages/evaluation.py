@@ -39,7 +39,9 @@ with shown, guard():
         if shown is tab_table:
             report = experiments.report(runs, qrels, queries, correction=correction, test=test)
             table_panel(report, len(queries))
-            exports(report)
+            pairs = experiments.significance(runs, qrels, correction=correction, test=test) \
+                if len(runs) > 1 else None
+            exports(report, pairs)
         elif len(runs) > 1:
             significance_panel(runs, qrels, correction, test)
         else:

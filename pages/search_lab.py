@@ -4,7 +4,8 @@ import streamlit as st
 
 from palace_lab.ab import grades
 from ui.ab import history, metrics, mode_picker, result_column, search
-from ui.state import guard, palace
+from ui.search import warm_model
+from ui.state import distiller_version, guard, palace
 
 st.title("Search lab (A/B)")
 p = palace()
@@ -15,12 +16,13 @@ if not p.count("exchanges"):
 st.caption("Type what you remember; compare two modes (presets, pure `mechanism:layer` modes, or "
            "any mode string) and grade what they return, 0-3. What you see is always the "
            "verbatim exchange; the card is what the distilled layer indexed.")
+warm_model()
 query = st.text_input("Query", key="lab_query", placeholder="e.g. why did the relay reconnect storm happen")
 left, right, depth = st.columns([5, 5, 1])
 with left:
     mode_a = mode_picker("a", "bm25:verbatim")
 with right:
-    mode_b = mode_picker("b", "hnsw:core")
+    mode_b = mode_picker("b", "hnsw:core" if distiller_version() else "hnsw:verbatim")
 k = depth.number_input("k", 1, 50, 10, key="lab_k")
 recent = st.container()  # filled last, so the query just run is already listed
 

@@ -57,10 +57,9 @@ class FakeEmbedder(Embedder):
     embeds as the marker word ``<empty>`` so every row still has norm 1.
     """
 
-    name = "fake-bow-384"
-
     def __init__(self, dim: int = 384):
         self.dim = dim
+        self.name = f"fake-bow-{dim}"
 
     def _slot(self, word: str) -> tuple[int, float]:
         digest = hashlib.sha1(word.encode("utf-8")).digest()

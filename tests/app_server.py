@@ -36,9 +36,10 @@ def free_port() -> int:
 
 
 @contextmanager
-def streamlit_server(env: dict[str, str], *, timeout: float = 120.0):
-    """``url`` of a running ``streamlit run app.py``; the server is stopped on exit."""
-    port = free_port()
+def streamlit_server(env: dict[str, str], *, port: int | None = None, timeout: float = 120.0):
+    """``url`` of a running ``streamlit run app.py``; the server is stopped on exit. Reusing a
+    ``port`` lets the browser reuse its cache of Streamlit's static files, as a person's does."""
+    port = port or free_port()
     cmd = [sys.executable, "-m", "streamlit", "run", str(ROOT / "app.py"), "--server.address",
            "127.0.0.1", "--server.port", str(port), "--server.headless", "true",
            "--browser.gatherUsageStats", "false"]

@@ -128,9 +128,13 @@ def lab(query: str, mode_b: str | None = None):
     return at
 
 
-def grade_buttons(at, side: str, grade: int) -> list:
-    return [b for b in at.button
-            if b.key and b.key.startswith(f"lab_g_{side}_") and b.key.endswith(f"_{grade}")]
+def grade_controls(at, side: str) -> list:
+    """The 0-3 grade controls of one side, in rank order (key ``lab_g_<side>_<exchange>``)."""
+    return [c for c in at.segmented_control if c.key and c.key.startswith(f"lab_g_{side}_")]
+
+
+def exchange_of(control) -> str:
+    return control.key.split("_")[3]
 
 
 def metrics_table(at):
@@ -149,9 +153,9 @@ def test_grading_a_result_stores_it_and_moves_the_metric(app_env):
     at = lab("pool timeout connection error")
     before = metrics_table(at)
     assert before["MRR"] == [0.0, 0.0] and before["judged@10"] == [0.0, 0.0]
-    first = grade_buttons(at, "a", 3)[0]
-    exchange_id = first.key.split("_")[3]
-    first.click().run()
+    first = grade_controls(at, "a")[0]
+    exchange_id = exchange_of(first)
+    first.set_value(3).run()
     clean(at)
     after = metrics_table(at)
     assert after["MRR"][0] == 1.0 and after["P@1"][0] == 1.0
@@ -159,18 +163,20 @@ def test_grading_a_result_stores_it_and_moves_the_metric(app_env):
         qid = lab_query_id("pool timeout connection error")
         assert palace.qrels(judge="human") == {qid: {exchange_id: 3}}
         assert [q["query_id"] for q in palace.queries("lab")] == [qid]
-    # pooled: the same exchange on side B now shows the grade too
-    side_b = [b for b in grade_buttons(at, "b", 3) if b.key.split("_")[3] == exchange_id]
-    if side_b:
-        assert side_b[0].proto.type == "primary"
-    # clicking the current grade again clears it
-    [b for b in grade_buttons(at, "a", 3) if b.key.split("_")[3] == exchange_id][0].click().run()
+    # pooled: the same exchange on side B shows the grade too
+    for control in grade_controls(at, "b"):
+        assert control.value == (3 if exchange_of(control) == exchange_id else None)
+    # deselecting the grade clears it
+    [c for c in grade_controls(at, "a") if exchange_of(c) == exchange_id][0].set_value(None).run()
+    clean(at)
     assert metrics_table(at)["MRR"][0] == 0.0
+    with Palace.open(app_env) as palace:
+        assert palace.qrels(judge="human") == {}
 
 
 def test_switching_modes_changes_the_results(app_env):
     def ids(at):
-        return [b.key.split("_")[3] for b in grade_buttons(at, "b", 0)]
+        return [exchange_of(c) for c in grade_controls(at, "b")]
 
     at = lab("connection pool timeout", mode_b="bm25:verbatim")
     verbatim = ids(at)
@@ -213,8 +219,13 @@ def test_conversation_text_is_shown_as_text_never_as_markdown(tmp_path, monkeypa
     monkeypatch.setenv("PALACE_LAB_DB", str(tmp_path / "p.db"))
     monkeypatch.setenv("PALACE_LAB_EMBEDDER", "fake")
     at = lab("onerror alert click evil")
+    first = exchange_of(grade_controls(at, "a")[0])
+    at.session_state[f"lab_x_a_{first}"] = True  # open its verbatim drill-down
+    at.run()
+    clean(at)
     texts = [t.value for t in at.text]
     assert any("<img src=x onerror=alert(1)>" in t for t in texts)
+    assert "done <script>x()</script>" in texts  # the assistant's message, verbatim
     rendered = [m.value for m in (*at.markdown, *at.caption, *at.subheader)]
     assert not any("onerror" in m or "evil.example" in m or "<script>" in m for m in rendered)
 
@@ -253,7 +264,12 @@ def test_evaluation_significance_names_its_correction(app_env):
 
 
 def test_tuning_makes_a_second_card_version_and_compares_it(app_env):
+    from palace_lab.distill import get_distiller
+
+    base = get_distiller("rules").version
     at = start("pages/tuning.py")
+    assert any("base version itself" in i.value for i in at.info)  # default knobs: nothing to do
+    at.number_input(key="tune_knob_context_chars").set_value(30)
     at.slider(key="tune_n").set_value(12)
     at.run()
     at.button(key="tune_go").click().run()
@@ -261,14 +277,15 @@ def test_tuning_makes_a_second_card_version_and_compares_it(app_env):
     assert "12 cards made" in at.success[0].value
     labels = {m.label for m in at.metric}
     assert {"Mean core tokens, base", "Mean core tokens, trial"} <= labels
+    trial = get_distiller("rules", context_chars=30).version
     versions = set(at.dataframe[-1].value["version"]) if "version" in at.dataframe[-1].value else set()
-    assert versions in (set(), {"rules:v1", "rules:v1:core90:ctx60"})
+    assert versions in (set(), {base, trial})
     # the trial is partial, so it does not become the default version (a fresh session: AppTest
     # drops the entry point's sidebar after switch_page)
     fresh = start()
     clean(fresh)
-    assert fresh.selectbox(key="distiller").options == ["rules:v1", "rules:v1:core90:ctx60"]
-    assert fresh.selectbox(key="distiller").value == "rules:v1"
+    assert set(fresh.selectbox(key="distiller").options) == {base, trial}
+    assert fresh.selectbox(key="distiller").value == base
 
 
 def test_fusion_sliders_move_the_live_metrics(app_env):

@@ -60,15 +60,16 @@ def metric(page, side: str, label: str = "MRR") -> str:
     return card.locator("[data-testid='stMetricValue']").first.inner_text()
 
 
-def grade_keys(page, side: str, grade: int) -> list[str]:
+def grade_keys(page, side: str) -> list[str]:
+    """CSS classes of one side's grade controls, in page order (``st-key-lab_g_<side>_<id>``)."""
     classes = page.evaluate(
         "(prefix) => [...document.querySelectorAll(`[class*='${prefix}']`)]"
         ".map(e => [...e.classList].find(c => c.startsWith(prefix)))", f"st-key-lab_g_{side}_")
-    return [c for c in classes if c and re.fullmatch(rf"st-key-lab_g_{side}_\w+_{grade}", c)]
+    return list(dict.fromkeys(c for c in classes if c and re.fullmatch(rf"st-key-lab_g_{side}_\w+", c)))
 
 
 def test_the_whole_journey_in_chromium(app_url):
-    with chromium() as page:
+    with chromium(height=1700) as page:  # Streamlit scrolls inside: a tall window shows more
         page.goto(f"{app_url}/load")
         settle(page)
         page.get_by_role("button", name="Load the sample").click()
@@ -89,16 +90,30 @@ def test_the_whole_journey_in_chromium(app_url):
         settle(page, LONG)
         no_exception(page)
         assert metric(page, "a") == "0.000"
-        key = grade_keys(page, "a", 3)[0]
-        page.locator(f".{key} button").first.click()
+        key = grade_keys(page, "a")[0]
+        page.locator(f".{key}").first.get_by_role("radio", name="3", exact=True).click()
         page.wait_for_function(
             "() => document.querySelector('.st-key-lab_metrics_a [data-testid=\"stMetricValue\"]')"
-            ".innerText.trim() === '1.000'", timeout=60_000)
+            "?.innerText?.trim() === '1.000'", timeout=60_000)
         settle(page)
         assert metric(page, "a") == "1.000" and metric(page, "a", "P@1") == "1.000"
-        page.get_by_text("Verbatim exchange").first.click()  # open one drill-down
+        page.locator("[data-testid='stExpander'] summary").first.click()  # open a drill-down
         settle(page)
+        page.locator("[data-testid='stExpander'] [data-testid='stChatMessage']").first.wait_for()
         page.screenshot(path=SHOTS / "05-search-lab-graded.png", full_page=True)
+
+        page.goto(f"{app_url}/tuning")  # a second card version on a sample, side by side
+        settle(page)
+        knob = page.get_by_label("context_chars", exact=True)
+        knob.fill("40")
+        knob.press("Enter")
+        settle(page)
+        page.get_by_role("button", name="Re-distill the sample").click()
+        page.get_by_text("cards made").wait_for(timeout=LONG)
+        settle(page, LONG)
+        no_exception(page)
+        page.get_by_text("Mean core tokens, trial").wait_for()
+        page.screenshot(path=SHOTS / "tuning-card-versions.png", full_page=True)
 
         page.goto(f"{app_url}/evaluation")  # builds every default mode's index, once
         settle(page, LONG)

@@ -49,8 +49,17 @@ def test_palace_budget_on_real_exports(palace, real_exports):
     distill_palace(palace, RulesDistiller())
     summary, per_exchange = palace_budget(palace)
     d = summary.to_dict()
-    assert d["tokenizer"] == "cl100k_base" and d["distiller"] == "rules:v1"
+    assert d["tokenizer"] == "cl100k_base" and d["distiller"] == RulesDistiller().version
     assert d["exchanges"] == len(per_exchange) == 14
     assert d["layers"]["core"]["mean"] <= 40
     assert d["compression"]["verbatim_over_core"]["ratio_of_totals"] >= 10
     assert not math.isnan(d["compression"]["verbatim_over_core"]["mean_of_ratios"])
+
+
+def test_histogram_counts_every_exchange_on_log_bins():
+    from palace_lab.charts.budget import token_histogram
+
+    fig = token_histogram(rows())
+    counts = {trace.name: int(sum(trace.y)) for trace in fig.data}
+    assert counts == {"verbatim": 3, "core": 2}
+    assert fig.layout.xaxis.type == "log"

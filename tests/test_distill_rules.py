@@ -7,11 +7,20 @@ import time
 import pytest
 
 from palace_lab.distill.base import CorpusStats, get_distiller
-from palace_lab.distill.rules import RulesDistiller, best_window, context_candidates, split_messages
+from palace_lab.distill.rules import (
+    VERSION,
+    RulesDistiller,
+    best_window,
+    context_candidates,
+    excise,
+    split_messages,
+)
 from palace_lab.distill.run import distill_palace
+from palace_lab.distill.spans import best_span, drop_filler, lead_span, word_cost
 from palace_lab.distill.terms import corpus_stats
 from palace_lab.ingest import ingest_paths
 from palace_lab.model import ROOM_TYPES, Exchange
+from palace_lab.tokens import count_tokens
 
 
 def exchange(eid, request, *rest):
@@ -46,10 +55,13 @@ def stats() -> CorpusStats:
 
 def test_pool_exchange_card(stats):
     card = RulesDistiller().card(POOL, stats)
+    # The request whole but for "can you"; then the outcome's best span in the 10 tokens left
+    # (38 - 13 for the context - 1 newline - 14 for the request).
     assert card.exchange_core == (
-        "API times out under load, can you look at the connection — raised pool_size=20 in "
-        "src/ledger/db/pool.py and set pool_timeout=10.")
+        "The API times out under load, look at the connection pool? — set pool_timeout=10 so "
+        "requests fail fast.")
     assert card.specific_context == "sqlalchemy.exc.TimeoutError: QueuePool limit of size 5"
+    assert count_tokens([card.core_text]) == [37]
     assert [(r.room_type, r.room_key) for r in card.room_assignments] == [
         ("file", "tests/load/test_transfers.py"), ("concept", "connection_pool"),
         ("workflow", "debugging")]
@@ -58,9 +70,10 @@ def test_pool_exchange_card(stats):
 
 def test_rounding_exchange_card(stats):
     card = RulesDistiller().card(ROUNDING, stats)
+    # The context already names src/ledger/fx.py, so the outcome spends its words elsewhere.
     assert card.exchange_core == (
-        "currency conversion gives 10.005 instead of 10.00 for EUR — Switched convert() in "
-        "src/ledger/fx.py to Decimal.quantize.")
+        "currency conversion gives 10.005 instead of 10.00 for EUR, fix the rounding — "
+        "ROUND_HALF_EVEN (banker's rounding).")
     assert card.specific_context == "src/ledger/fx.py"
     assert card.room_assignments[0].room_key == "src/ledger/fx.py"
 
@@ -71,6 +84,42 @@ def test_exchange_without_details_falls_back_to_request_words(stats):
     assert card.specific_context == "what do you think about naming?"
     assert [r.room_key for r in card.room_assignments] == ["design"] or \
         card.room_assignments[-1].room_type == "workflow"
+
+
+def test_every_card_fits_the_token_budget(stats):
+    for e in CORPUS:
+        for budget in (20, 38):
+            card = RulesDistiller(budget_tokens=budget).card(e, stats)
+            assert count_tokens([card.core_text])[0] <= budget
+    short = RulesDistiller(core_chars=40, context_chars=20).card(POOL, stats)
+    assert short.exchange_core == "The API times out under load."  # "look at" carry no term
+    assert short.specific_context == "sqlalchemy.exc.Timeo"
+
+
+def test_filler_goes_content_stays():
+    words = "ok so can you please just look at the pool? I think it leaks".split()
+    assert drop_filler(words) == ["look", "at", "the", "pool?", "it", "leaks"]
+    # A name that contains a filler word is a name.
+    assert drop_filler("Let me check `just_one` and i'll fix it".split()) == [
+        "check", "`just_one`", "and", "fix", "it"]
+
+
+def test_spans_are_costed_in_tokens():
+    assert [word_cost(w) for w in ("timeout", "splitMarkdownPluginFast")] == [1, 4]
+    assert lead_span("fix the retry loop in worker.py".split(), 4) == ["fix", "the", "retry", "loop"]
+    # The span never ends on a function word, unless the whole sentence fits.
+    assert lead_span("fix the retry in the loop".split(), 5) == ["fix", "the", "retry"]
+    assert best_span("names say what things are".split(), {}, 10) == "names say what things are".split()
+    w = {"queuepool": 5.0, "limit": 2.0}
+    assert best_span("so we then saw the QueuePool limit reached again today".split(), w, 3) == [
+        "QueuePool", "limit"]
+
+
+def test_excise_cuts_what_the_context_says():
+    words = "tests fail with `KeyError: 'user_id'` when I run make".split()
+    assert excise(words, "KeyError: 'user_id'") == "tests fail with when I run make".split()
+    assert excise(words, "ValueError") == words
+    assert excise(["KeyError"], "KeyError") == ["KeyError"]  # never to nothing
 
 
 def test_context_priority_error_before_path_before_param(stats):
@@ -87,8 +136,9 @@ def test_best_window_keeps_the_weighty_words():
 
 def test_registry_and_version():
     d = get_distiller("rules")
-    assert isinstance(d, RulesDistiller) and d.version == "rules:v1"
-    assert RulesDistiller(core_chars=90).version == "rules:v1:core90:ctx60"
+    assert isinstance(d, RulesDistiller) and d.version == VERSION == "rules:v2"
+    assert RulesDistiller(core_chars=90).version == "rules:v2:core90"
+    assert RulesDistiller(budget_tokens=30, context_chars=40).version == "rules:v2:tok30:ctx40"
 
 
 def test_distill_is_incremental_and_resumable(palace, real_exports):
@@ -107,7 +157,10 @@ def test_invariants_on_real_exports(palace, real_exports):
     ingest_paths(palace, [real_exports])
     distill_palace(palace, RulesDistiller())
     exchanges = {e.exchange_id: e for e in palace.exchanges()}
-    for card in palace.cards("rules:v1"):
+    cards = palace.cards(VERSION)
+    assert len(cards) == len(exchanges)
+    for card, tokens in zip(cards, count_tokens([c.core_text for c in cards])):
+        assert tokens <= 38
         assert card.specific_context in exchanges[card.exchange_id].verbatim
         assert 1 <= len(card.room_assignments) <= 3
         assert all(r.room_type in ROOM_TYPES and 0 <= r.relevance <= 1 for r in card.room_assignments)

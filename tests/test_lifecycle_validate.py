@@ -6,6 +6,7 @@ from __future__ import annotations
 import pytest
 from lifecycle_data import build_palace
 
+from palace_lab.distill.rules import RulesDistiller
 from palace_lab.lifecycle.importance import tag
 from palace_lab.lifecycle.sentences import filler_reason, pieces
 from palace_lab.lifecycle.validate import extract_facts, validate
@@ -112,6 +113,6 @@ def test_sentences_keep_their_words_and_code_stands_apart():
 def test_surviving_vocabulary_per_distiller_version(tmp_path):
     with build_palace(tmp_path / "p.db", days=3, per_day=2) as palace:
         rows = vocabulary_report(palace)
-    assert [r["distiller"] for r in rows] == ["rules:v1"] and rows[0]["cards"] == 6
+    assert [r["distiller"] for r in rows] == [RulesDistiller().version] and rows[0]["cards"] == 6
     assert rows[0]["term_rate"] >= 0.95
     assert 0.0 <= rows[0]["fact_rate"] <= 1.0

@@ -89,3 +89,23 @@ def test_missing_palace_without_create(tmp_path):
 def test_count_refuses_unknown_tables(palace):
     with pytest.raises(ValueError):
         palace.count("sqlite_master; drop table x")
+
+
+def test_default_distiller_is_the_most_complete_version(palace):
+    from palace_lab.distill.base import DistillOutcome
+    from palace_lab.model import DistilledCard, Room
+
+    for i in range(3):
+        store(palace, conv([("user", f"request {i}"), ("assistant", "done")], cid=f"c{i}"))
+    exchanges = palace.exchanges()
+
+    def cards(version, subset):
+        palace.register_distiller(version, "rules")
+        outcomes = [DistillOutcome(DistilledCard(e.exchange_id, version, "core", "ctx",
+                                                 (Room("workflow", "feature", "Feature", 0.5),), ()))
+                    for e in subset]
+        palace.put_cards(outcomes, {e.exchange_id: e.hash for e in subset})
+
+    cards("full", exchanges)
+    cards("trial", exchanges[:1])  # newer, but partial
+    assert palace.latest_distiller() == "full"

@@ -78,8 +78,24 @@ def metrics(result: ab.ABResult, judged: dict[str, int]) -> None:
                "relevant for MRR and P@1; unjudged results count as 0.")
 
 
-def _grade(query_id: str, exchange_id: str, value: int, current: int | None) -> None:
-    ab.grade(palace(), query_id, exchange_id, None if value == current else value)
+def _grade(side: str, query_id: str, exchange_id: str) -> None:
+    """Store the grade just chosen (None: deselected) and show it on the other side too."""
+    value = st.session_state.get(f"lab_g_{side}_{exchange_id}")
+    ab.grade(palace(), query_id, exchange_id, value)
+    other = f"lab_g_{'b' if side == 'a' else 'a'}_{exchange_id}"
+    if other in st.session_state:
+        st.session_state[other] = value
+
+
+def grade_control(side: str, query_id: str, exchange_id: str, current: int | None) -> None:
+    """0-3 as one segmented control, its state kept equal to the palace's judgment."""
+    key = f"lab_g_{side}_{exchange_id}"
+    if st.session_state.get(key, -1) != current:
+        st.session_state[key] = current
+    st.segmented_control("Grade", list(ab.GRADE_MEANINGS), key=key, on_change=_grade,
+                         args=(side, query_id, exchange_id), label_visibility="collapsed",
+                         help=" · ".join(f"{g} {m}" for g, m in ab.GRADE_MEANINGS.items())
+                         + " (click the chosen grade again to clear it)")
 
 
 def result_column(side: str, mode: str, hits, result: ab.ABResult, judged: dict[str, int]) -> None:
@@ -98,13 +114,7 @@ def result_column(side: str, mode: str, hits, result: ab.ABResult, judged: dict[
                 show_card(cards[hit.exchange_id])
             else:
                 st.text(hit.preview)
-            with st.container(horizontal=True):
-                for g in range(4):
-                    st.button(str(g), key=f"lab_g_{side}_{hit.exchange_id}_{g}",
-                              type="primary" if current == g else "secondary",
-                              help=f"{g}: {ab.GRADE_MEANINGS[g]}"
-                              + (" (click again to clear)" if current == g else ""),
-                              on_click=_grade, args=(result.query_id, hit.exchange_id, g, current))
+            grade_control(side, result.query_id, hit.exchange_id, current)
             # Lazy: the messages are read and sent only while the expander is open.
             drill = st.expander("Verbatim exchange", key=f"lab_x_{side}_{hit.exchange_id}",
                                 on_change="rerun")

@@ -1,17 +1,51 @@
 """Cached palace data shared by the pages: cards of a version, per-exchange token budgets.
 
-Keys carry the engine's content key (exchanges + cards fingerprint), so a re-ingest or a
-re-distillation is seen on the next rerun. Results of ``cache_resource`` are shared and never
-mutated by a page.
+Keys carry :func:`content_key` (the exchanges' and the version's cards' fingerprints), so a
+re-ingest or a re-distillation is seen on the next rerun. The key itself is recomputed only
+when SQLite says the file changed (``PRAGMA data_version`` for other connections,
+``total_changes`` for ours), and needs no search engine (so no index library is imported on a
+page that does not search). Results of ``cache_resource`` are shared, never mutated.
 """
 
 from __future__ import annotations
 
+import json
+import threading
+from collections.abc import Callable
+from pathlib import Path
+
 import streamlit as st
 
-from palace_lab.budget import palace_budget
-from ui.search import content_key
-from ui.state import db_path, distiller_version, palace_at
+from palace_lab.budget import ExchangeBudget, palace_budget, summarize
+from palace_lab.index.cache import cache_root, cards_fingerprint
+from palace_lab.model import content_hash
+from ui.state import db_path, distiller_version, palace, palace_at
+
+_KEYS: dict[tuple[str, str | None], tuple[tuple, str]] = {}
+_LOCK = threading.Lock()
+
+
+def code_key(*modules: str) -> str:
+    """A hash of the modules' source: a disk cache made by other code is never read."""
+    import importlib
+    import inspect
+
+    return content_hash(*(inspect.getsource(importlib.import_module(m)) for m in modules))[:8]
+
+
+def content_key() -> str:
+    """What the chosen version's data is made from right now (cheap when nothing changed)."""
+    p, version = palace(), distiller_version()
+    state = (p.conn.execute("PRAGMA data_version").fetchone()[0], p.conn.total_changes)
+    slot = (str(db_path()), version)
+    with _LOCK:
+        held = _KEYS.get(slot)
+        if held and held[0] == state:
+            return held[1]
+    key = content_hash(p.fingerprint(), cards_fingerprint(p, version))
+    with _LOCK:
+        _KEYS[slot] = (state, key)
+    return key
 
 
 @st.cache_resource(max_entries=4, show_spinner=False)
@@ -33,9 +67,48 @@ def card_map() -> dict:
     return card_map_for(str(db_path()), distiller_version(), content_key())
 
 
+KEEP_FILES = 24
+
+
+def disk_cached(path: str, name: str, compute: Callable[[], object]) -> object:
+    """``compute()``'s JSON value, kept in ``<palace>.indexes/figures/<name>.json``.
+
+    ``name`` must carry a hash of everything the value depends on, so a stale file is never
+    read; the newest :data:`KEEP_FILES` files are kept, older ones deleted.
+    """
+    folder = cache_root(palace_at(path)) / "figures"
+    target = folder / f"{name}.json"
+    if target.is_file():
+        return json.loads(target.read_text(encoding="utf-8"))
+    value = compute()
+    folder.mkdir(parents=True, exist_ok=True)
+    tmp = target.with_suffix(f".{threading.get_ident()}.part")
+    tmp.write_text(json.dumps(value), encoding="utf-8")
+    tmp.replace(target)
+    _prune(folder)
+    return value
+
+
+def has_cached(name: str) -> bool:
+    return (cache_root(palace()) / "figures" / f"{name}.json").is_file()
+
+
+def _prune(folder: Path) -> None:
+    files = sorted(folder.glob("*.json"), key=lambda f: f.stat().st_mtime, reverse=True)
+    for old in files[KEEP_FILES:]:
+        old.unlink(missing_ok=True)
+
+
 @st.cache_data(max_entries=8, show_spinner="Counting tokens…")
 def _budget(path: str, version: str | None, content: str, encoding: str):
-    return palace_budget(palace_at(path), version, encoding)
+    def rows() -> list[list]:
+        _, made = palace_budget(palace_at(path), version, encoding)
+        return [[r.exchange_id, r.project, r.timestamp, r.verbatim, r.dialogue, r.core, r.card]
+                for r in made]
+
+    name = f"budget-{encoding}-{content[:16]}-{code_key('palace_lab.budget', 'palace_lab.tokens')}"
+    found = [ExchangeBudget(*r) for r in disk_cached(path, name, rows)]
+    return summarize(found, encoding, version), found
 
 
 def budget(encoding: str = "cl100k_base"):

@@ -17,6 +17,7 @@ from palace_lab.search.modes import list_modes, parse_mode
 from ui.exchange import md_escape
 from ui.search import mode_runs
 from ui.state import SAMPLE_DATA, distiller_version, palace, query_set
+from ui.story import headline
 
 PAPER_LINES = {"paper: best verbatim 0.745": 0.745, "paper: best distilled 0.717": 0.717}
 SWEEP_DEFAULT = "\n".join([
@@ -84,27 +85,6 @@ def judged() -> tuple[list[dict], dict] | None:
                 "generate a set under **Query sets**, or grade results in the Search lab.")
         return None
     return queries, qrels
-
-
-def headline(s: dict) -> None:
-    """The paper's headline figures from a report summary (best per class, ratio, gain)."""
-    c = st.columns(4)
-    c[0].metric("Best verbatim MRR", _f(s.get("best_verbatim_value")), help=md_escape(s.get("best_verbatim")))
-    c[1].metric("Best distilled MRR", _f(s.get("best_distilled_value")),
-                help=md_escape(s.get("best_distilled")))
-    c[2].metric("Distilled / verbatim", _pct(s.get("distilled_over_verbatim")),
-                help="best distilled MRR / best verbatim MRR (paper: 0.717 / 0.745 = 96%)")
-    c[3].metric("Best cross-layer MRR", _f(s.get("best_cross_value")),
-                delta=None if s.get("cross_gain") is None else f"{s['cross_gain']:+.3f} vs verbatim",
-                help=md_escape(s.get("best_cross")))
-
-
-def _f(v) -> str:
-    return "–" if v is None else f"{v:.3f}"
-
-
-def _pct(v) -> str:
-    return "–" if v is None else f"{v:.0%}"
 
 
 def table_panel(report, n_queries: int) -> None:

@@ -36,13 +36,12 @@ def show_card(card) -> None:
     if card is None:
         st.caption("No card of this distiller version for this exchange.")
         return
-    st.text(card.exchange_core)
-    st.text(f"detail: {card.specific_context}")
     rooms = "; ".join(f"{r.room_type}: {r.room_label} ({r.relevance:.2f})" for r in card.room_assignments)
-    st.text(f"rooms: {rooms or '(none)'}")
+    lines = [card.exchange_core, f"detail: {card.specific_context}", f"rooms: {rooms or '(none)'}"]
     if card.files_touched:
-        st.text("files: " + ", ".join(card.files_touched[:8])
-                + (f" (+{len(card.files_touched) - 8})" if len(card.files_touched) > 8 else ""))
+        more = len(card.files_touched) - 4
+        lines.append("files: " + ", ".join(card.files_touched[:4]) + (f" (+{more})" if more > 0 else ""))
+    st.text("\n".join(lines))  # one element per card: four fields, one per line
 
 
 def show_messages(palace, exchange) -> None:

@@ -7,9 +7,9 @@ import streamlit as st
 
 from palace_lab import rooms
 from palace_lab.charts.rooms import co_occurrence_heatmap, projection_scatter, room_map
-from ui.data import budget, card_map_for, cards
+from ui.data import budget, card_map_for, cards, content_key
 from ui.exchange import show_card, show_messages
-from ui.search import content_key, prepare
+from ui.search import prepare
 from ui.state import db_path, distiller_version, embedder_name, engine_for, palace
 
 TSNE_MAX_POINTS = 1000

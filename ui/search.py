@@ -7,16 +7,14 @@ re-scores cached runs instead of searching again.
 
 from __future__ import annotations
 
+import threading
 from collections.abc import Sequence
 
 import streamlit as st
 
 from palace_lab.search.modes import parse_mode
+from ui.data import content_key
 from ui.state import db_path, distiller_version, embedder_name, engine, engine_for
-
-
-def content_key() -> str:
-    return engine().indexes.content_key("core")
 
 
 def ready(modes: Sequence[str]) -> bool:
@@ -61,3 +59,18 @@ def mode_runs(modes: Sequence[str], queries: Sequence[dict], k: int = 10) -> dic
     if bar:
         bar.empty()
     return runs
+
+
+@st.cache_resource(max_entries=4, show_spinner=False)
+def _warm(path: str, distiller: str | None, embedder: str) -> threading.Thread:
+    worker = engine_for(path, distiller, embedder).indexes.embed_queries
+    thread = threading.Thread(target=worker, args=(["warm up the embedding model"],), daemon=True,
+                              name="palace-lab-warm-model")
+    thread.start()
+    return thread
+
+
+def warm_model() -> None:
+    """Load the embedding model in the background (once per process), so the first query a
+    person types does not wait for it; a query that comes sooner waits for the same load."""
+    _warm(str(db_path()), distiller_version(), embedder_name())

@@ -14,34 +14,49 @@ yet, building them is one click (it can take minutes on a large palace).
 from __future__ import annotations
 
 import json
-from pathlib import Path
 
 import streamlit as st
 
 from palace_lab import experiments
-from palace_lab.index.cache import cache_root
 from palace_lab.model import content_hash
-from ui.evaluation import headline
-from ui.search import content_key, mode_runs, ready
-from ui.state import embedder_name, query_set
+from ui.data import code_key, content_key, disk_cached, has_cached
+from ui.exchange import md_escape
+from ui.search import mode_runs, ready
+from ui.state import db_path, embedder_name, query_set
 
 PAPER = "Paper: best distilled 0.717 / best verbatim 0.745 = 96%; best cross-layer 0.759 (+0.014)."
 
 
-def _figures_file(palace, version: str, modes: list[str], queries: list[dict], qrels: dict) -> Path:
-    key = content_hash(content_key(), version, embedder_name(), json.dumps(modes),
+def _figures_name(version: str, modes: list[str], queries: list[dict], qrels: dict) -> str:
+    code = code_key("palace_lab.search.engine", "palace_lab.search.fusion", "palace_lab.search.modes",
+                    "palace_lab.layers", "palace_lab.evaluate.metrics", "palace_lab.evaluate.report")
+    key = content_hash(content_key(), code, version, embedder_name(), json.dumps(modes),
                        json.dumps(queries, sort_keys=True), json.dumps(qrels, sort_keys=True))
-    return cache_root(palace) / "figures" / f"retrieval-{key[:16]}.json"
+    return f"retrieval-{key[:16]}"
 
 
-def _compute(modes, queries, qrels, path: Path) -> dict:
+def _compute(modes, queries, qrels) -> dict:
     report = experiments.report(mode_runs(modes, queries), qrels, queries)
-    summary = {k: v for k, v in report.to_dict()["summary"].items() if k != "by_type"}
-    path.parent.mkdir(parents=True, exist_ok=True)
-    tmp = path.with_suffix(".part")
-    tmp.write_text(json.dumps(summary), encoding="utf-8")
-    tmp.replace(path)
-    return summary
+    return {k: v for k, v in report.to_dict()["summary"].items() if k != "by_type"}
+
+
+def headline(s: dict) -> None:
+    """The paper's headline figures from a report summary (best per class, ratio, gain)."""
+    c = st.columns(4)
+    c[0].metric("Best verbatim MRR", _f(s.get("best_verbatim_value")),
+                help=md_escape(s.get("best_verbatim")))
+    c[1].metric("Best distilled MRR", _f(s.get("best_distilled_value")),
+                help=md_escape(s.get("best_distilled")))
+    c[2].metric("Distilled / verbatim", "–" if s.get("distilled_over_verbatim") is None
+                else f"{s['distilled_over_verbatim']:.0%}",
+                help="best distilled MRR / best verbatim MRR (paper: 0.717 / 0.745 = 96%)")
+    c[3].metric("Best cross-layer MRR", _f(s.get("best_cross_value")),
+                delta=None if s.get("cross_gain") is None else f"{s['cross_gain']:+.3f} vs verbatim",
+                help=md_escape(s.get("best_cross")))
+
+
+def _f(v) -> str:
+    return "–" if v is None else f"{v:.3f}"
 
 
 def retrieval_kept(palace, version) -> None:
@@ -54,11 +69,10 @@ def retrieval_kept(palace, version) -> None:
                    "**Search lab**. " + PAPER)
         return
     modes = list(experiments.DEFAULT_MODES)
-    path = _figures_file(palace, version, modes, queries, qrels)
-    if path.is_file():
-        summary = json.loads(path.read_text(encoding="utf-8"))
-    elif ready(modes) or st.button("Compute retrieval figures (builds the search indexes)", key="ov_compute"):
-        summary = _compute(modes, queries, qrels, path)
+    name = _figures_name(version, modes, queries, qrels)
+    if has_cached(name) or ready(modes) or st.button(
+            "Compute retrieval figures (builds the search indexes)", key="ov_compute"):
+        summary = disk_cached(str(db_path()), name, lambda: _compute(modes, queries, qrels))
     else:
         st.caption(f"{len(queries)} judged queries in set **{qset}**. " + PAPER)
         return

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import inspect
 import os
 
 import pandas as pd
@@ -24,10 +25,7 @@ def trial_distiller():
     backend = st.radio("Backend", ["rules", "anthropic"], horizontal=True, key="tune_backend",
                        captions=["offline: knobs below", "Claude with your prompt (needs a key)"])
     if backend == "rules":
-        a, b = st.columns(2)
-        core = a.slider("core_chars (exchange_core length)", 40, 400, 90, 10, key="tune_core")
-        ctx = b.slider("context_chars (specific_context length)", 20, 200, 60, 10, key="tune_ctx")
-        return get_distiller("rules", core_chars=core, context_chars=ctx)
+        return get_distiller("rules", **knobs(type(get_distiller("rules"))))
     with st.expander("Placeholders the template may use"):
         st.dataframe(pd.Series(PLACEHOLDERS, name="meaning"), width="stretch")
     template = st.text_area("Per-exchange prompt template", DEFAULT_TEMPLATE, height=320, key="tune_template")
@@ -39,6 +37,25 @@ def trial_distiller():
                          max_cost_usd=cap)
 
 
+def knobs(factory) -> dict:
+    """An input per keyword argument of the distiller (its defaults make the default version)."""
+    params = [p for p in inspect.signature(factory).parameters.values()
+              if p.kind is p.KEYWORD_ONLY and isinstance(p.default, (bool, int, float, type(None)))]
+    chosen, cols = {}, st.columns(3)
+    for i, param in enumerate(params):
+        col, key, default = cols[i % 3], f"tune_knob_{param.name}", param.default
+        if isinstance(default, bool):
+            chosen[param.name] = col.checkbox(param.name, default, key=key)
+        elif isinstance(default, int):
+            chosen[param.name] = int(col.number_input(param.name, 0, 10_000, default, key=key))
+        elif isinstance(default, float):
+            chosen[param.name] = col.number_input(param.name, 0.0, 100.0, default, 0.05, key=key)
+        else:
+            value = col.number_input(param.name, 0, 10_000, 0, key=key, help="0 = no limit")
+            chosen[param.name] = int(value) or None
+    return chosen
+
+
 def sample(qrels: dict) -> list[str]:
     a, b = st.columns(2)
     n = a.slider("Sample size (exchanges)", 4, 200, 40, key="tune_n")
@@ -47,8 +64,8 @@ def sample(qrels: dict) -> list[str]:
 
 
 def redistill(distiller, ids: list[str]) -> None:
-    p = palace()
-    pending = [e for e in p.pending_exchanges(distiller.version) if e.exchange_id in set(ids)]
+    p, wanted = palace(), set(ids)
+    pending = [e for e in p.pending_exchanges(distiller.version) if e.exchange_id in wanted]
     cost = distiller.estimate_cost(pending)
     st.caption(f"Trial version **{md_escape(distiller.version)}** · {len(ids) - len(pending)} of "
                f"{len(ids)} sample exchanges already have its card"
@@ -68,8 +85,8 @@ def redistill(distiller, ids: list[str]) -> None:
 
 
 def compare(trial: str, ids: list[str], queries: list[dict], qrels: dict) -> None:
-    base, p = distiller_version(), palace()
-    if not any(c.exchange_id in set(ids) for c in p.cards(trial)):
+    base, p, wanted = distiller_version(), palace(), set(ids)
+    if not any(c.exchange_id in wanted for c in p.cards(trial)):
         return
     pairs = card_versions.card_pairs(p, base, trial, ids, count_tokens=count_tokens)
     table = pd.DataFrame(pairs)

@@ -22,19 +22,31 @@ def per_1000_bars(summary: BudgetSummary):
     return fig
 
 
-def token_histogram(rows: list[ExchangeBudget], *, log_x: bool = True):
-    """Distribution of tokens per exchange, verbatim vs core."""
+def token_histogram(rows: list[ExchangeBudget], *, bins: int = 40):
+    """Distribution of tokens per exchange, verbatim vs core, on a log axis.
+
+    The two layers differ by an order of magnitude, so the bins are spaced logarithmically and
+    drawn as filled steps (plotly's own histogram bins linearly and vanishes on a log axis).
+    """
+    import numpy as np
     import plotly.graph_objects as go
 
+    values = {layer: np.array([getattr(r, layer) for r in rows if getattr(r, layer)], dtype=float)
+              for layer in ("verbatim", "core")}
+    everything = np.concatenate([v for v in values.values() if v.size]) if rows else np.array([])
     fig = go.Figure()
-    for layer in ("verbatim", "core"):
-        values = [getattr(r, layer) for r in rows if getattr(r, layer)]
-        fig.add_histogram(x=values, name=layer, marker_color=COLORS[layer], opacity=0.75,
-                          nbinsx=40)
-    fig.update_layout(barmode="overlay", xaxis_title="tokens per exchange", yaxis_title="exchanges",
-                      legend_orientation="h", margin=dict(t=30, b=10), height=320)
-    if log_x:
-        fig.update_xaxes(type="log")
+    if everything.size:
+        # Edges widened a little: float rounding must not drop the smallest or largest value.
+        low, high = max(everything.min(), 1) * 0.99, everything.max() * 1.01 + 1
+        edges = np.logspace(np.log10(low), np.log10(high), bins + 1)
+        centers = np.sqrt(edges[:-1] * edges[1:])
+        for layer, v in values.items():
+            counts, _ = np.histogram(v, bins=edges)
+            fig.add_scatter(x=centers, y=counts, name=layer, mode="lines", line_shape="hvh",
+                            fill="tozeroy", line_color=COLORS[layer], opacity=0.75)
+    fig.update_xaxes(type="log", title="tokens per exchange (log scale)")
+    fig.update_layout(yaxis_title="exchanges", legend_orientation="h", legend_y=-0.25,
+                      margin=dict(t=30, b=10), height=360)
     return fig
 
 

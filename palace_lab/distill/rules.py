@@ -1,17 +1,25 @@
 """``rules``: the offline, deterministic distiller (the default).
 
 It follows the paper's surviving-vocabulary principle without a model: every field is made of
-words the exchange itself contains.
+words the exchange itself contains, in their order; nothing is added but one dash and a period.
 
-- ``exchange_core``: the person's request and the outcome the agent reported, each cut to the
-  window of its best sentence that carries the most distinctive terms (tf·idf against the whole
-  palace), joined as one sentence of at most ``core_chars`` characters.
-- ``specific_context``: one detail copied exactly (a substring of the exchange), by priority:
-  an error message, a file path, a ``parameter=value`` or a number with its unit, an identifier.
-  Candidates the person or the agent said are preferred over ones only seen in tool output.
+- ``exchange_core``: what the person asked, then what came of it. The request's opening words
+  (filler such as "can you", "please", "ok so" dropped) get at least ``request_share`` of the
+  budget: people recall an exchange by what they asked, and the opening states the topic. The
+  outcome is the window of the agent's final report that carries the most distinctive terms
+  (tf·idf against the whole palace, see :mod:`.spans`), preferring sentences with decision
+  words ("fixed", "switched", "because").
+- ``specific_context``: one detail copied exactly (a substring of the exchange), see
+  :mod:`.context`. It is chosen first, and the core does not spell it again (an error the person
+  pasted into the request is cut out of the core's copy of the request): the layer searches
+  core and context together, so a repeat would only spend budget.
 - ``room_assignments``: a file room (the most-mentioned file), a concept room (the most
   distinctive phrase shared with other exchanges) and a workflow room (kind of work), 1-3 rooms.
 - ``files_touched``: from :mod:`palace_lab.files`, never invented.
+
+The searchable text (core + context) is held to ``budget_tokens`` cl100k tokens per exchange,
+counted exactly, so the layer's mean stays under the paper's 38-40 whatever the text looks like
+(identifiers cost more tokens per character than prose).
 """
 
 from __future__ import annotations
@@ -20,11 +28,14 @@ import re
 from collections.abc import Sequence
 
 from palace_lab.distill.base import CorpusStats, Distiller, DistillOutcome, register
+from palace_lab.distill.context import ERROR, context_candidates, make_context
 from palace_lab.distill.rooms_rules import assign_rooms
+from palace_lab.distill.spans import best_span, cost_of, drop_filler, lead_span, text_cost
 from palace_lab.distill.terms import idf, salient_terms, terms
 from palace_lab.model import DistilledCard, Exchange
 
-VERSION = "rules:v1"
+VERSION = "rules:v2"
+REQUEST_CHARS = 2000  # the core keeps the request's opening; a pasted log beyond is not read
 _MESSAGE_SPLIT = re.compile(r"\n\n(?=\[(?:user|assistant|tool call[^\]\n]*|tool result|system)\] )")
 _CODE_BLOCK = re.compile(r"```.*?(```|$)", re.S)
 _SENTENCE_SPLIT = re.compile(r"(?<=[.!?])\s+(?=[A-Z`\"'(\[])|\n+")
@@ -33,15 +44,6 @@ OUTCOME_WORDS = frozenset(
     "fixed fix added implemented changed switched removed replaced decided root cause now "
     "resolved updated moved renamed created wrote passes passing works failing bumped raised "
     "lowered set because instead".split())
-ERROR = re.compile(
-    r"(?:\b[\w.]*\w(?:Error|Exception|Warning|Failure)\b:?|\b(?:Error|Exception):|\berror\[E\d+\]|\berror TS\d+|"
-    r"\bTS\d{4}\b|\bERR_[A-Z_]+|\bpanicked at\b|\bFATAL\b|\bfatal:|\bFAILED\b|"
-    r"\bTraceback\b)[^\n]{0,160}")
-PARAM = re.compile(r"\b[A-Za-z_][\w.\-]*\s?=\s?[\"']?[\w.\-/:]+[\"']?")
-QUANTITY = re.compile(
-    r"\b\d+(?:\.\d+)?\s?(?:ms|s|sec|seconds|minutes|min|h|MB|MiB|GB|GiB|KB|KiB|%|x|tokens|"
-    r"req/s|rps|qps|connections|workers|threads|rows|items)\b")
-IDENT = re.compile(r"\b(?:[a-z]+[A-Z]\w*|[A-Z][a-z]+[A-Z]\w*|[a-z]+_[a-z_0-9]+|\w+\.\w+\(\)?)\b")
 
 
 def split_messages(verbatim: str) -> list[tuple[str, str]]:
@@ -67,21 +69,21 @@ def sentences(text: str) -> list[str]:
 
 
 def _word_weight(word: str, weights: dict[str, float]) -> float:
-    ts = terms(word)
-    return sum(weights.get(t, 0.0) for t in ts)
+    return sum(weights.get(t, 0.0) for t in terms(word))
 
 
 def best_window(sentence: str, weights: dict[str, float], max_chars: int) -> str:
     """The contiguous run of words, at most ``max_chars`` long, carrying the most weight.
 
     Earlier words weigh a little more: a sentence's point usually comes first, and a window
-    that starts mid-clause reads worse than one that starts with the subject.
+    that starts mid-clause reads worse than one that starts with the subject. (Character-budget
+    form, used by the lifecycle compressor; cards use the token-budget :func:`.spans.best_span`.)
     """
     words = sentence.split()[:80]
     if len(sentence) <= max_chars:
         return sentence
     w = [(_word_weight(x, weights) + 0.05) * (1.0 + 1.0 / (1 + i)) for i, x in enumerate(words)]
-    best, best_span = -1.0, (0, 1)
+    best, best_span_ = -1.0, (0, 1)
     for i in range(len(words)):
         length, total = -1, 0.0
         for j in range(i, len(words)):
@@ -90,8 +92,8 @@ def best_window(sentence: str, weights: dict[str, float], max_chars: int) -> str
                 break
             total += w[j]
             if total > best:
-                best, best_span = total, (i, j + 1)
-    kept = words[best_span[0]:best_span[1]]
+                best, best_span_ = total, (i, j + 1)
+    kept = words[best_span_[0]:best_span_[1]]
     # A window neither starts nor ends on a filler word ("the", "with"): they carry nothing.
     while len(kept) > 1 and not _word_weight(kept[-1], weights) and not terms(kept[-1]):
         kept.pop()
@@ -126,82 +128,75 @@ def _final_answer(messages: list[tuple[str, str]]) -> str:
     return ""
 
 
-def make_core(exchange: Exchange, messages, weights, max_chars: int) -> str:
+def request_words(exchange: Exchange, messages) -> list[str]:
+    """The request's prose words in order, code blocks and filler dropped."""
     request = exchange.request or next((t for lbl, t in messages if lbl == "user"), "")
+    words = drop_filler(" ".join(sentences(request[:REQUEST_CHARS])).split())
+    return words or request.split()[:12]
+
+
+def outcome_words(messages, weights: dict[str, float]) -> list[str]:
     answer = _final_answer(messages)
-    req = pick_sentence(request, weights, outcome=False)
-    out = pick_sentence(answer, weights, outcome=True) if answer else ""
+    return drop_filler(pick_sentence(answer, weights, outcome=True).split()) if answer else []
+
+
+def make_core(req: list[str], out: list[str], weights: dict[str, float], budget: int, *,
+              request_share: float = 0.7) -> str:
+    """The request's opening, then the outcome's best span, within ``budget`` tokens.
+
+    Both whole when they fit; otherwise the request gets at least ``request_share``.
+    """
     if not out:
-        core = best_window(req or request[:max_chars], weights, max_chars)
+        req_part = lead_span(req, budget)
+        out_part = []
     else:
-        # Both halves whole when they fit; otherwise the request gets at least 45%.
-        req_budget = max(max_chars * 45 // 100, max_chars - 3 - len(out))
-        req_part = best_window(req, weights, req_budget).rstrip(" ,;:") if req else ""
-        room = max_chars - len(req_part) - 3
-        out_part = best_window(out, weights, room)
-        core = f"{req_part} — {out_part}" if req_part else out_part
+        req_budget = max(int(budget * request_share), budget - 1 - cost_of(out)) if req else 0
+        req_part = lead_span(req, req_budget)
+        room = budget - (cost_of(req_part) + 1 if req_part else 0)
+        out_part = best_span(out, weights, room) if room > 2 else []
+    head = " ".join(req_part).rstrip(" ,;:—-")
+    tail = " ".join(out_part).rstrip(" ,;:—-")
+    core = f"{head} — {tail}" if head and tail else (head or tail)
     core = core.strip(" -—:;,")
     return (core + ".") if core and core[-1] not in ".!?" else core
 
 
-def _trim(snippet: str, max_chars: int) -> str:
-    snippet = snippet.strip()
-    if len(snippet) <= max_chars:
-        return snippet.rstrip(" ,;:")
-    cut = snippet[:max_chars]
-    if " " in cut[max_chars // 2:]:
-        cut = cut[: cut.rfind(" ")]
-    return cut.rstrip(" ,;:(")
-
-
-def context_candidates(exchange: Exchange, said: str) -> list[tuple[int, int, str]]:
-    """(priority, 0 if said by person/agent else 1, snippet), best first when sorted."""
-    found: list[tuple[int, int, str]] = []
-    verbatim = exchange.verbatim
-    for pri, pattern in ((0, ERROR), (2, PARAM), (3, QUANTITY), (4, IDENT)):
-        for m in pattern.finditer(verbatim):
-            found.append((pri, 0 if m.group(0) in said else 1, m.group(0)))
-            if len(found) > 400:
-                break
-    for path in exchange.files_touched:
-        if path in verbatim:
-            found.append((1, 0 if path in said else 1, path))
-    return found
-
-
-def make_context(exchange: Exchange, said: str, weights: dict[str, float], max_chars: int,
-                 *, debugging: bool = False) -> str:
-    """The best detail: by priority, preferring what was said over what a tool printed.
-
-    In a debugging exchange the error a tool printed is the point, so errors keep their
-    priority there even when nobody repeated them.
-    """
-    cands = context_candidates(exchange, said)
-    if not cands:
-        words = exchange.request.split() or exchange.verbatim.split()
-        return _trim(" ".join(words[:8]), max_chars) if exchange.request else ""
-
-    def key(c):
-        pri, heard, snippet = c
-        if debugging and pri == 0:
-            heard = 0
-        return (heard, pri, -_word_weight(snippet, weights))
-    best = min(cands, key=key)
-    return _trim(best[2], max_chars)
+def excise(words: list[str], snippet: str) -> list[str]:
+    """``words`` without the run that spells ``snippet`` (the context says it already)."""
+    target = snippet.replace("`", "").split()
+    if len(target) < 1:
+        return words
+    bare = [w.replace("`", "") for w in words]
+    n = len(target)
+    for i in range(len(bare) - n + 1):
+        if bare[i:i + n] == target or (n > 1 and bare[i:i + n - 1] == target[:-1]
+                                       and bare[i + n - 1].startswith(target[-1])):
+            return words[:i] + words[i + n:] if len(words) > n else words
+    return words
 
 
 class RulesDistiller(Distiller):
     backend = "rules"
+    DEFAULTS = {"budget_tokens": 38, "context_chars": 60, "core_chars": None}
 
-    def __init__(self, *, core_chars: int = 130, context_chars: int = 60):
-        self.core_chars = core_chars
+    def __init__(self, *, budget_tokens: int = 38, context_chars: int = 60,
+                 core_chars: int | None = None, request_share: float = 0.7,
+                 repeat_weight: float = 0.2):
+        self.budget_tokens = budget_tokens
         self.context_chars = context_chars
+        self.core_chars = core_chars
+        self.request_share = request_share
+        self.repeat_weight = repeat_weight
 
     @property
     def version(self) -> str:
-        if (self.core_chars, self.context_chars) == (130, 60):
-            return VERSION
-        return f"{VERSION}:core{self.core_chars}:ctx{self.context_chars}"
+        given = {"budget_tokens": self.budget_tokens, "context_chars": self.context_chars,
+                 "core_chars": self.core_chars}
+        names = {"budget_tokens": "tok", "context_chars": "ctx", "core_chars": "core"}
+        parts = [f"{names[k]}{v}" for k, v in given.items() if v != self.DEFAULTS[k]]
+        if (self.request_share, self.repeat_weight) != (0.7, 0.2):
+            parts.append(f"req{self.request_share:g}:rep{self.repeat_weight:g}")
+        return ":".join([VERSION, *parts])
 
     def card(self, exchange: Exchange, stats: CorpusStats) -> DistilledCard:
         messages = split_messages(exchange.verbatim)
@@ -209,12 +204,20 @@ class RulesDistiller(Distiller):
         weights = dict(salient_terms(said + "\n" + exchange.request, stats, k=40))
         rooms = assign_rooms(exchange, said, stats)
         debugging = any(r.room_key == "debugging" for r in rooms)
+        req, out = request_words(exchange, messages), outcome_words(messages, weights)
+        # The detail first; the core need not spell it again (the layer searches both).
+        context = make_context(exchange, said, weights, self.context_chars, debugging=debugging)
+        req = excise(req, context)
+        # The core spends its budget on what the context does not already say.
+        seen = set(terms(context))
+        core_weights = {t: w * self.repeat_weight if t in seen else w for t, w in weights.items()}
+        budget = self.budget_tokens - text_cost(context) - 1
+        core = make_core(req, out, core_weights, budget, request_share=self.request_share)
         return DistilledCard(
             exchange_id=exchange.exchange_id,
             distiller=self.version,
-            exchange_core=make_core(exchange, messages, weights, self.core_chars),
-            specific_context=make_context(exchange, said, weights, self.context_chars,
-                                          debugging=debugging),
+            exchange_core=_fit(core, context, self.budget_tokens, self.core_chars),
+            specific_context=context,
             room_assignments=rooms,
             files_touched=exchange.files_touched,
         )
@@ -223,6 +226,21 @@ class RulesDistiller(Distiller):
         return [DistillOutcome(card=self.card(e, stats)) for e in exchanges]
 
 
+def _fit(core: str, context: str, budget: int, max_chars: int | None) -> str:
+    """Drop the core's last words until core + context fit the token budget (and chars)."""
+    words = core.split()
+    cut = False
+    while len(words) > 1 and (text_cost(" ".join(words) + "\n" + context) > budget
+                              or (max_chars and len(" ".join(words)) > max_chars)):
+        words.pop()
+        cut = True
+    while cut and len(words) > 1 and not terms(words[-1]):
+        words.pop()
+    out = " ".join(words).rstrip(" ,;:—-")
+    return out if out == core or not out or out[-1] in ".!?" else out + "."
+
+
 register("rules")(RulesDistiller)
 
-__all__ = ["RulesDistiller", "idf"]
+__all__ = ["ERROR", "RulesDistiller", "best_window", "context_candidates", "idf",
+           "split_messages"]

@@ -25,7 +25,7 @@ from palace_lab.embed import Embedder, embed_texts, get_embedder
 from palace_lab.errors import SearchError
 from palace_lab.index import cache as files
 from palace_lab.index.bm25 import BM25Index
-from palace_lab.index.exact import ExactIndex
+from palace_lab.index.exact import ExactIndex, Found
 from palace_lab.index.hnsw import HNSWIndex, HNSWParams
 from palace_lab.index.mechanisms import MECHANISMS, get_mechanism
 from palace_lab.index.tokenize import Tokenizer, TokenizerSettings
@@ -37,7 +37,8 @@ BuildProgress = Callable[[str, int, int], None]
 
 @dataclass
 class LayerIndex:
-    """One built index: ``search(query, k)`` → ``Found(rows, scores)``; ``ids[row]`` = exchange id."""
+    """One built index: ``search(query, k)`` → ``Found(rows, scores)``; ``ids[row]`` is the
+    exchange id of row ``row``."""
 
     layer: str
     mechanism: str
@@ -51,7 +52,7 @@ class LayerIndex:
     def size(self) -> int:
         return len(self.ids)
 
-    def search(self, query, k: int, allowed: np.ndarray | None = None):
+    def search(self, query, k: int, allowed: np.ndarray | None = None) -> Found:
         """``query`` is a text for bm25 and a unit vector for hnsw/exact."""
         return self.index.search(query, k, allowed)
 
@@ -156,6 +157,12 @@ class IndexSet:
             self._indexes[(layer, mechanism)] = (key, index)
             return index
 
+    def search(self, layer: str, mechanism: str, query, k: int,
+               allowed: np.ndarray | None = None) -> Found:
+        """``Found(rows, scores)`` of ``layer`` by ``mechanism``; ``query`` is a text for bm25,
+        a unit vector for hnsw/exact. Rows map to exchange ids via ``get(...).ids``."""
+        return self.get(layer, mechanism).search(query, k, allowed)
+
     def is_cached(self, layer: str, mechanism: str) -> bool:
         return bool(self.use_cache and files.find(self.root, self.key(layer, mechanism)))
 
@@ -204,7 +211,6 @@ class IndexSet:
         self.record(layer, "embed", "embed", start, len(texts))
         self._vectors[layer] = (content, vectors)
         return vectors
-
 
 
 def require_cards(index_set: IndexSet, layer: str) -> None:

@@ -74,7 +74,8 @@ def _load_exact(iset: "IndexSet", folder: Path, size: int) -> ExactIndex:
 
 
 MECHANISMS: dict[str, Mechanism] = {
-    "bm25": Mechanism(False, "BM25 over the layer's stemmed words (bm25s)", _build_bm25, _load_bm25),
+    "bm25": Mechanism(False, "BM25 over the layer's stemmed words (bm25s)", _build_bm25,
+                      _load_bm25),
     "hnsw": Mechanism(True, "approximate cosine over embeddings (usearch HNSW)", _build_hnsw,
                       _load_hnsw),
     "exact": Mechanism(True, "exact cosine over embeddings (numpy)", _build_exact, _load_exact),

@@ -143,7 +143,8 @@ class SearchEngine:
     def _room_keys(self) -> dict[str, frozenset[str]]:
         distiller = self.indexes.distiller
         if not distiller:
-            raise SearchError("the room filter needs distilled cards; run `palace-lab distill` first")
+            raise SearchError("the room filter needs distilled cards; "
+                              "run `palace-lab distill --db DB` first")
         version = self.indexes.content_key("core")
         if self._rooms is None or self._rooms[0] != version:
             rooms = {c.exchange_id: frozenset(r.room_key for r in c.room_assignments)

@@ -29,6 +29,10 @@ class Filters:
     date_to: str | None = None
     room: str | None = None
 
+    def __post_init__(self) -> None:
+        for name in ("date_from", "date_to"):  # one form, so that strings compare as times
+            object.__setattr__(self, name, _iso(getattr(self, name)))
+
     @classmethod
     def coerce(cls, value) -> "Filters | None":
         """A Filters from None, a Filters or a dict (unknown keys are refused by name)."""
@@ -43,7 +47,7 @@ class Filters:
             if name not in valid:
                 raise SearchError(f"unknown filter {key!r}; valid filters: {', '.join(valid)} "
                                   f"(aliases: {', '.join(ALIASES)})")
-            clean[name] = _iso(item) if name.startswith("date_") else item
+            clean[name] = item
         made = cls(**clean)
         return made if made.active else None
 

@@ -66,7 +66,8 @@ NORMALISERS: dict[str, Callable[[Run], dict[str, float]]] = {
 
 def get_normaliser(name: str) -> Callable[[Run], dict[str, float]]:
     if name not in NORMALISERS:
-        raise ValueError(f"unknown normaliser {name!r}; valid normalisers: {', '.join(NORMALISERS)}")
+        raise ValueError(f"unknown normaliser {name!r}; "
+                         f"valid normalisers: {', '.join(NORMALISERS)}")
     return NORMALISERS[name]
 
 

@@ -183,7 +183,8 @@ def _complete_weights(given: list[float | None], original: str) -> tuple[float, 
         return tuple(given)  # type: ignore[arg-type]
     rest = 1.0 - sum(w for w in given if w is not None)
     if rest < 0:
-        raise SearchError(f"weights in mode {original!r} sum to more than 1 with runs left unweighted")
+        raise SearchError(f"weights in mode {original!r} sum to more than 1 "
+                          "with runs left unweighted")
     return tuple(rest / missing if w is None else w for w in given)
 
 
@@ -231,8 +232,8 @@ def list_modes() -> list[dict]:
     for layer, spec in LAYERS.items():
         for mechanism, mech in MECHANISMS.items():
             mode = PureMode(mechanism, layer)
-            out.append({"name": str(mode), **_describe(mode),
-                        "description": f"{mech.description} on the {layer} layer ({spec.description})"})
+            description = f"{mech.description} on the {layer} layer ({spec.description})"
+            out.append({"name": str(mode), **_describe(mode), "description": description})
     for name, (text, description) in PRESETS.items():
         out.append({"name": name, **_describe(parse_mode(text)), "description": description})
     return out

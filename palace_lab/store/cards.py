@@ -82,9 +82,13 @@ class CardsMixin:
         return [e for e in self.exchanges() if have.get(e.exchange_id) != e.hash]
 
     def latest_distiller(self) -> str | None:
+        """The default version: the one covering the most exchanges, the newest among equals.
+
+        A partial trial (a prompt tried on 40 exchanges) never becomes the default.
+        """
         row = self.conn.execute(
-            "SELECT distiller FROM cards GROUP BY distiller ORDER BY MAX(created_at) DESC,"
-            " COUNT(*) DESC LIMIT 1").fetchone()
+            "SELECT distiller FROM cards GROUP BY distiller ORDER BY COUNT(*) DESC,"
+            " MAX(created_at) DESC, distiller DESC LIMIT 1").fetchone()
         return row[0] if row else None
 
     def verify_cards(self) -> tuple[int, list[str]]:

@@ -1,0 +1,88 @@
+"""``specific_context``: the one concrete detail of an exchange, copied exactly.
+
+Candidates, by kind (the lower the priority number, the more a person would search for it):
+
+0. an error message (``KeyError: 'user_id'``, ``error[E0382]``, ``ERR_PNPM_…``);
+1. a file path from ``files_touched`` that occurs in the text;
+2. a ``parameter=value`` whose value is a value, not a word (``pool_size=20``, not ``index = the``);
+3. a number with its unit (``30 s``, ``176 req/s``, ``1 MiB``);
+4. an identifier (``busy_timeout``, ``HttpClient``, ``repo.graph_ahead_behind()``).
+
+The best candidate is one the person or the agent said (not only a tool), then by priority, then
+the rarest (most tf·idf weight). In a debugging exchange the error a tool printed is the point, so
+errors count as said there. Every candidate is a substring of the exchange's verbatim text, cut
+at a word boundary to ``max_chars``.
+"""
+
+from __future__ import annotations
+
+import re
+
+from palace_lab.distill.terms import STOPWORDS, terms
+from palace_lab.model import Exchange
+
+ERROR = re.compile(
+    r"(?:\b[\w.]*\w(?:Error|Exception|Warning|Failure)\b:?|\b(?:Error|Exception):|\berror\[E\d+\]|\berror TS\d+|"
+    r"\bTS\d{4}\b|\bERR_[A-Z_]+|\bpanicked at\b|\bFATAL\b|\bfatal:|\bFAILED\b|"
+    r"\bTraceback\b)[^\n]{0,160}")
+PARAM = re.compile(r"\b[A-Za-z_][\w.\-]*\s?=\s?[\"']?([\w.\-/:]+)[\"']?")
+QUANTITY = re.compile(
+    r"\b\d+(?:\.\d+)?\s?(?:ms|s|sec|seconds|minutes|min|h|MB|MiB|GB|GiB|KB|KiB|%|x|tokens|"
+    r"req/s|rps|qps|connections|workers|threads|rows|items)\b")
+IDENT = re.compile(r"\b(?:[a-z]+[A-Z]\w*|[A-Z][a-z]+[A-Z]\w*|[a-z]+_[a-z_0-9]+|\w+\.\w+\(\)?)\b")
+PATTERNS = ((0, ERROR), (2, PARAM), (3, QUANTITY), (4, IDENT))
+MAX_CANDIDATES = 400
+
+
+def _value_ok(match: re.Match) -> bool:
+    value = match.group(1).lower()
+    return len(value) > 1 and value not in STOPWORDS or any(c.isdigit() for c in value)
+
+
+def context_candidates(exchange: Exchange, said: str) -> list[tuple[int, int, str]]:
+    """(priority, 0 if said by person/agent else 1, snippet), best first when sorted."""
+    found: list[tuple[int, int, str]] = []
+    verbatim = exchange.verbatim
+    for pri, pattern in PATTERNS:
+        for m in pattern.finditer(verbatim):
+            if pattern is PARAM and not _value_ok(m):
+                continue
+            found.append((pri, 0 if m.group(0) in said else 1, m.group(0)))
+            if len(found) > MAX_CANDIDATES:
+                break
+    for path in exchange.files_touched:
+        if path in verbatim:
+            found.append((1, 0 if path in said else 1, path))
+    return found
+
+
+def trim(snippet: str, max_chars: int) -> str:
+    """``snippet`` cut at a word boundary to at most ``max_chars`` (a prefix: still a substring)."""
+    snippet = snippet.strip()
+    if len(snippet) <= max_chars:
+        return snippet.rstrip(" ,;:")
+    cut = snippet[:max_chars]
+    if " " in cut[max_chars // 2:]:
+        cut = cut[: cut.rfind(" ")]
+    return cut.rstrip(" ,;:(")
+
+
+def make_context(exchange: Exchange, said: str, weights: dict[str, float], max_chars: int, *,
+                 debugging: bool = False) -> str:
+    """The best detail (see the module docstring); the request's first words if none."""
+    cands = context_candidates(exchange, said)
+    if not cands:
+        words = exchange.request.split() or exchange.verbatim.split()
+        return trim(" ".join(words[:8]), max_chars) if exchange.request else ""
+
+    best: dict[str, tuple[int, int]] = {}
+    for pri, heard, snippet in cands:
+        if debugging and pri == 0:
+            heard = 0
+        best[snippet] = min(best.get(snippet, (heard, pri)), (heard, pri))
+
+    def key(snippet: str):
+        heard, pri = best[snippet]
+        cut = trim(snippet, max_chars)
+        return (heard, pri, -sum(weights.get(t, 0.0) for t in set(terms(cut))), cut)
+    return trim(min(best, key=key), max_chars)
