@@ -121,6 +121,17 @@ def cmd_pack(args) -> None:
     _emit(args, summary, f"wrote {args.out}: {summary}")
 
 
+def cmd_import_queries(args) -> None:
+    from palace_lab.cli import _emit, _palace
+    from palace_lab.experiments import import_query_files
+
+    with _palace(args, create=False) as palace:
+        counts = import_query_files(palace, args.queries, args.qrels, query_set=args.set)
+    _emit(args, {"query_set": args.set, **counts},
+          f"query set {args.set!r}: {counts['queries']} queries, {counts['judgments']} judgments"
+          f" ({counts['dangling']} for exchanges not in this palace)")
+
+
 def _build_progress():
     def tick(*parts):
         print("  building " + " ".join(str(p) for p in parts), file=sys.stderr, end="\r")
@@ -144,6 +155,11 @@ def add_search_commands(command) -> None:
     c.add_argument("--test", default="t", choices=["t", "wilcoxon"], help="paired test")
     c.add_argument("--correction", default="holm", choices=["holm", "bonferroni"])
     _common(c)
+    c = command("import-queries", cmd_import_queries,
+                "store a queries file and its graded qrels in the palace (for the app)")
+    c.add_argument("queries", help="JSONL file of {query_id, query, type?}")
+    c.add_argument("--qrels", required=True, help="TREC qrels or JSON {query_id: {exchange_id: grade}}")
+    c.add_argument("--set", default="sample", help="query set name (default: sample)")
     c = command("pack", cmd_pack, "write a memory pack of distilled cards that fits a token budget")
     c.add_argument("--budget", type=int, required=True, help="token budget (e.g. 39000)")
     c.add_argument("--out", required=True, help="file to write (Markdown or JSON)")

@@ -1,11 +1,14 @@
 #!/usr/bin/env bash
-# Idempotent setup of a fresh machine: virtualenv, Python packages, and (with --browser) the
+# Idempotent setup of a fresh machine: virtualenv, Python packages, and (with --tests) the
 # Debian Chromium the browser tests drive. Safe to run again: each step checks before it acts.
 set -euo pipefail
 cd "$(dirname "$0")/.."
 
-want_browser=0
-[ "${1:-}" = "--browser" ] && want_browser=1
+# --tests: also the test tier's extras (ranx cross-check) and Debian Chromium for the browser tests
+want_tests=0
+[ "${1:-}" = "--tests" ] && want_tests=1
+extras="dev"
+[ "$want_tests" = 1 ] && extras="dev,crosscheck"
 
 py=${PYTHON:-python3}
 if [ ! -x .venv/bin/python ]; then
@@ -22,14 +25,14 @@ if ! .venv/bin/python -c "import torch, sys; sys.exit(torch.__version__.split('+
 fi
 
 stamp=.venv/.palace_lab_installed
-digest=$(sha1sum pyproject.toml | cut -d' ' -f1)
+digest="$(sha1sum pyproject.toml | cut -d' ' -f1) $extras"
 if [ ! -f "$stamp" ] || [ "$(cat "$stamp")" != "$digest" ]; then
   echo "setup: installing palace_lab and its dependencies" >&2
-  "${pip[@]}" install -e ".[dev]"
+  "${pip[@]}" install -e ".[$extras]"
   echo "$digest" > "$stamp"
 fi
 
-if [ "$want_browser" = 1 ] && [ ! -x /usr/bin/chromium ]; then
+if [ "$want_tests" = 1 ] && [ ! -x /usr/bin/chromium ]; then
   echo "setup: installing Debian chromium for the browser tests" >&2
   sudo_=""
   [ "$(id -u)" = 0 ] || sudo_="sudo"

@@ -148,3 +148,22 @@ def test_eval_prints_the_paper_table(real_exports, tmp_path, capsys):
     assert set(rows) == {"bm25:verbatim", "bm25:core", "hybrid-rrf"}
     assert rows["bm25:verbatim"]["mrr"] == 1.0
     assert report["summary"]["best_verbatim"] == "bm25:verbatim"
+
+
+def test_import_queries_stores_the_set(real_exports, tmp_path, capsys):
+    db = _sample_palace(real_exports, tmp_path, capsys)
+    code, out, _ = run(["exchanges", "--db", db, "--json"], capsys)
+    eid = json.loads(out)[0]["exchange_id"]
+    queries = tmp_path / "q.jsonl"
+    queries.write_text('{"query_id": "q1", "query": "refactoring browser tests", "type": "conceptual"}\n')
+    qrels = tmp_path / "qrels.txt"
+    qrels.write_text(f"q1 0 {eid} 3\nq1 0 xmissing 1\n")
+    code, out, _ = run(["import-queries", str(queries), "--qrels", str(qrels), "--db", db,
+                        "--set", "mine", "--json"], capsys)
+    assert code == 0
+    assert json.loads(out) == {"query_set": "mine", "queries": 1, "judgments": 2, "dangling": 1}
+    from palace_lab.store import Palace
+
+    with Palace.open(db) as palace:
+        assert palace.qrels() == {"q1": {eid: 3, "xmissing": 1}}
+        assert palace.query_sets() == ["mine"]
