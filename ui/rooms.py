@@ -16,11 +16,9 @@ TSNE_MAX_POINTS = 1000
 
 
 def stats(size: str) -> list[rooms.RoomStat]:
-    tokens = {}
-    if size == "tokens":
-        _, rows = budget()
-        tokens = {r.exchange_id: r.verbatim for r in rows}
-    return rooms.room_stats(cards(), tokens)
+    """Room sizes; tokens always filled (the table shows both), ``size`` picks the chart's."""
+    _, rows = budget()
+    return rooms.room_stats(cards(), {r.exchange_id: r.verbatim for r in rows})
 
 
 @st.cache_data(max_entries=16, show_spinner="Projecting the distilled embeddings…")
