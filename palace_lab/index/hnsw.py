@@ -90,7 +90,8 @@ class HNSWIndex:
     def load(cls, folder: Path, params: HNSWParams) -> "HNSWIndex":
         from usearch.index import Index
 
-        vectors = np.load(folder / "vectors.npy", allow_pickle=False)
+        # Memory-mapped: only the filtered fall-back reads them, so they rarely cost memory.
+        vectors = np.load(folder / "vectors.npy", allow_pickle=False, mmap_mode="r")
         index = Index.restore(str(folder / "hnsw.usearch"), view=True)
         if index is None:
             raise OSError(f"unreadable HNSW index in {folder}")
