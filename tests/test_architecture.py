@@ -5,6 +5,8 @@ from __future__ import annotations
 import ast
 from pathlib import Path
 
+import pytest
+
 ROOT = Path(__file__).resolve().parents[1]
 
 
@@ -25,12 +27,16 @@ def test_core_never_imports_streamlit():
     assert offenders == []
 
 
-def test_import_palace_lab_is_light():
+@pytest.mark.parametrize("code", [
+    "import palace_lab, palace_lab.store, palace_lab.ingest",
+    "from palace_lab.cli import build_parser; build_parser()",  # what `palace-lab --help` runs
+])
+def test_start_up_is_light(code):
+    """Importing the core and building the CLI never pulls models, the SDK or the app."""
     import subprocess
     import sys
 
-    code = ("import sys, palace_lab, palace_lab.store, palace_lab.ingest;"
-            "print(','.join(m for m in ('torch','streamlit','anthropic','sentence_transformers',"
-            "'plotly','sklearn') if m in sys.modules))")
-    out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True)
+    probe = (f"import sys; {code}; print(','.join(m for m in ('torch', 'streamlit', 'anthropic',"
+             " 'sentence_transformers', 'plotly', 'sklearn') if m in sys.modules))")
+    out = subprocess.run([sys.executable, "-c", probe], capture_output=True, text=True, check=True)
     assert out.stdout.strip() == ""

@@ -40,7 +40,6 @@ def session_bars(rows: Sequence[dict]):
     ``rows``: ``{"method", "ratio", "preservation", "source_ratio", "source_preservation"}``
     with preservation as a fraction (the source's ranges given by their midpoint).
     """
-    import plotly.graph_objects as go
     from plotly.subplots import make_subplots
 
     fig = make_subplots(rows=1, cols=2, subplot_titles=("compression ratio (x)", "preservation (0-1)"))

@@ -137,3 +137,35 @@ def zip_member(zf, name: str) -> str | None:
 
     found = [n for n in zf.namelist() if PurePosixPath(n).name == name]
     return min(found, key=len) if found else None
+
+
+def looks_like_export_json(head: bytes, key, key_name: str) -> bool:
+    """Whether a file's head is a JSON export (list or object) holding ``key`` as a JSON key.
+
+    A complete first line that parses to an object without ``key_name`` is a JSONL log that
+    merely quotes such a key, not an export.
+    """
+    text = head.lstrip(b"\xef\xbb\xbf \t\r\n")
+    if text[:1] not in (b"[", b"{") or not key.search(text):
+        return False
+    try:
+        first = json.loads(text.split(b"\n", 1)[0])
+    except ValueError:
+        return True  # pretty-printed or longer than the head: the key decided
+    return not (isinstance(first, dict) and key_name not in first)
+
+
+def sniff_export_zip(path: Path, looks_like, companions_decide) -> bool:
+    """Sniff an export ZIP by its ``conversations.json``; an empty list (an account with no
+    conversations) is decided by ``companions_decide(zipfile)``."""
+    import zipfile
+
+    with zipfile.ZipFile(path) as zf:
+        member = zip_member(zf, "conversations.json")
+        if member is None:
+            return False
+        with zf.open(member) as fh:
+            head = fh.read(SNIFF_BYTES)
+        if head.strip() == b"[]":
+            return companions_decide(zf)
+        return looks_like(head)

@@ -31,11 +31,12 @@ from __future__ import annotations
 import json
 import re
 import zipfile
-from pathlib import Path, PurePosixPath
+from pathlib import Path
 
 from palace_lab.errors import UnknownFormatError
 from palace_lab.ingest.base import (
-    SNIFF_BYTES, Parser, ParseResult, SkipRecord, utc_from_unix, zip_member,
+    Parser, ParseResult, SkipRecord, looks_like_export_json, sniff_export_zip, utc_from_unix,
+    zip_member,
 )
 from palace_lab.model import Conversation, Message, content_hash
 
@@ -93,30 +94,14 @@ PARSER = Parser(NAME, sniff, parse)
 
 
 def _looks_like_chatgpt_json(head: bytes) -> bool:
-    text = head.lstrip(b"\xef\xbb\xbf \t\r\n")
-    if text[:1] not in (b"[", b"{"):
-        return False
-    if not _MAPPING_KEY.search(text) or _CLAUDE_KEY.search(text):
-        return False
-    try:
-        first = json.loads(text.split(b"\n", 1)[0])
-    except ValueError:
-        return True  # pretty-printed or longer than the head: the keys above decided
-    # A complete first line that is an object without "mapping" is a JSONL log quoting one.
-    return not (isinstance(first, dict) and "mapping" not in first)
+    return looks_like_export_json(head, _MAPPING_KEY, "mapping") and not _CLAUDE_KEY.search(head)
 
 
 def _sniff_zip(path: Path) -> bool:
-    with zipfile.ZipFile(path) as zf:
-        member = zip_member(zf, "conversations.json")
-        if member is None:
-            return False
-        with zf.open(member) as fh:
-            head = fh.read(SNIFF_BYTES)
-        if head.strip() == b"[]":  # an empty account: only the companion files can tell
-            names = {PurePosixPath(n).name for n in zf.namelist()}
-            return any(c in names for c in _COMPANIONS)
-        return _looks_like_chatgpt_json(head)
+    def companions(zf) -> bool:
+        return any(zip_member(zf, c) is not None for c in _COMPANIONS)
+
+    return sniff_export_zip(path, _looks_like_chatgpt_json, companions)
 
 
 

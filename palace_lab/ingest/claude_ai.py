@@ -29,7 +29,8 @@ from pathlib import Path
 
 from palace_lab.errors import UnknownFormatError
 from palace_lab.ingest.base import (
-    SNIFF_BYTES, Parser, ParseResult, SkipRecord, utc_from_iso, zip_member,
+    Parser, ParseResult, SkipRecord, looks_like_export_json, sniff_export_zip, utc_from_iso,
+    zip_member,
 )
 from palace_lab.model import Conversation, Message
 
@@ -76,27 +77,14 @@ PARSER = Parser(NAME, sniff, parse)
 
 
 def _looks_like_claude_json(head: bytes) -> bool:
-    text = head.lstrip(b"\xef\xbb\xbf \t\r\n")
-    if text[:1] not in (b"[", b"{") or not _CHAT_MESSAGES_KEY.search(text):
-        return False
-    try:
-        first = json.loads(text.split(b"\n", 1)[0])
-    except ValueError:
-        return True  # pretty-printed or longer than the head: the key above decided
-    # A complete first line that is an object without chat_messages is a JSONL log quoting one.
-    return not (isinstance(first, dict) and "chat_messages" not in first)
+    return looks_like_export_json(head, _CHAT_MESSAGES_KEY, "chat_messages")
 
 
 def _sniff_zip(path: Path) -> bool:
-    with zipfile.ZipFile(path) as zf:
-        member = zip_member(zf, "conversations.json")
-        if member is None:
-            return False
-        with zf.open(member) as fh:
-            head = fh.read(SNIFF_BYTES)
-        if head.strip() == b"[]":  # an empty account: only the companion files can tell
-            return all(zip_member(zf, c) is not None for c in _COMPANIONS)
-        return _looks_like_claude_json(head)
+    def companions(zf) -> bool:
+        return all(zip_member(zf, c) is not None for c in _COMPANIONS)
+
+    return sniff_export_zip(path, _looks_like_claude_json, companions)
 
 
 
