@@ -218,6 +218,8 @@ def chatgpt_conversation(project: dict, session: dict) -> dict:
 
 
 def _load(path: Path):
+    if str(HERE) not in sys.path:  # project files share the turn constructors in turns.py
+        sys.path.insert(0, str(HERE))
     spec = importlib.util.spec_from_file_location(path.stem, path)
     module = importlib.util.module_from_spec(spec)
     spec.loader.exec_module(module)  # type: ignore[union-attr]

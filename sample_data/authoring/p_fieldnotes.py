@@ -6,52 +6,13 @@ CLI over markdown notes, a rusqlite/FTS5 index (hyphenated queries, then the tri
 tags, git2 sync with SSH-agent trouble and conflict copies, "database is locked" twice, a
 two-digit-year date bug, the thiserror refactor, a 20k-note listing fix and cargo-dist releases.
 
-Helpers below only build the turn dicts build.py expects; every word of content is written out.
+The turn constructors (turns.py) only build the dicts build.py expects; every word of
+content is written out.
 """
 
+from turns import A, U, W, bash, edit, read, write
+
 PROJECT = {"name": "fieldnotes", "cwd": "/home/mira/src/fieldnotes", "git_branch": "main"}
-
-
-def U(text, label):
-    return {"user": text, "label": label}
-
-
-def A(text):
-    return {"assistant": text}
-
-
-def W(minutes):
-    return {"wait": minutes}
-
-
-def bash(command, description, result, is_error=False):
-    turn = {"tool": "Bash", "input": {"command": command, "description": description},
-            "result": result}
-    if is_error:
-        turn["is_error"] = True
-    return turn
-
-
-def read(path, result):
-    return {"tool": "Read", "input": {"file_path": path}, "result": result}
-
-
-def edit(path, old, new, result):
-    return {"tool": "Edit", "input": {"file_path": path, "old_string": old, "new_string": new},
-            "result": result}
-
-
-def write(path, content):
-    return {"tool": "Write", "input": {"file_path": path, "content": content},
-            "result": f"File created successfully at: {path}"}
-
-
-def grep(pattern, result, path=None, output_mode="content", **extra):
-    args = {"pattern": pattern, "output_mode": output_mode}
-    if path:
-        args["path"] = path
-    args.update(extra)
-    return {"tool": "Grep", "input": args, "result": result}
 
 
 # ---------------------------------------------------------------------------------------------
