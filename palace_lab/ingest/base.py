@@ -31,6 +31,13 @@ class ParseResult:
     def skip(self, reason: str, n: int = 1) -> None:
         self.skipped[reason] += n
 
+    def keep(self, conversation: Conversation) -> None:
+        """Keep a parsed conversation; one with no message is counted, not kept."""
+        if conversation.messages:
+            self.conversations.append(conversation)
+        else:
+            self.skip("empty_conversation")
+
 
 def read_head(path: Path, n: int = SNIFF_BYTES) -> bytes:
     with open(path, "rb") as fh:

@@ -80,10 +80,7 @@ def parse(path: Path) -> ParseResult:
             result.skip("not_a_conversation")
             continue
         conversation = _conversation(raw, path, result)
-        if conversation.messages:
-            result.conversations.append(conversation)
-        else:
-            result.skip("empty_conversation")
+        result.keep(conversation)
     return result
 
 

@@ -63,10 +63,7 @@ def parse(path: Path) -> ParseResult:
             result.skip("missing_uuid")
             continue
         conversation = _conversation(raw, path, projects, result)
-        if conversation.messages:
-            result.conversations.append(conversation)
-        else:
-            result.skip("empty_conversation")
+        result.keep(conversation)
     return result
 
 
