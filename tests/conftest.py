@@ -55,4 +55,14 @@ def write_jsonl(path: Path, records: list) -> Path:
     return path
 
 
+def write_zip(path: Path, members: dict) -> Path:
+    """An export ZIP made in the test: ``{member name: bytes or text}``."""
+    import zipfile
+
+    with zipfile.ZipFile(path, "w") as zf:
+        for name, data in members.items():
+            zf.writestr(name, data)
+    return path
+
+
 os.environ.setdefault("HF_HUB_OFFLINE", "1")

@@ -3,11 +3,10 @@
 from __future__ import annotations
 
 import json
-import zipfile
 
 import pytest
 
-from conftest import write_jsonl
+from conftest import write_jsonl, write_zip
 from palace_lab.cli import main
 from palace_lab.errors import NothingToIngestError, UnknownFormatError
 from palace_lab.ingest import ingest_paths
@@ -84,8 +83,7 @@ def test_unknown_format_error_lists_formats(tmp_path, palace):
 
 def test_zip_without_conversations_json(tmp_path, palace, capsys):
     path = tmp_path / "export.zip"
-    with zipfile.ZipFile(path, "w") as zf:
-        zf.writestr("user.json", "{}")
+    write_zip(path, {"user.json": "{}"})
     before = dump(palace)
     code, _, err = run_cli(["ingest", str(path), "--db", str(palace.path)], capsys)
     assert code == 1 and err.startswith("palace-lab: error:") and err.count("\n") == 1

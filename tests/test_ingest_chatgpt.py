@@ -3,10 +3,10 @@
 from __future__ import annotations
 
 import json
-import zipfile
 from pathlib import Path
 
 import pytest
+from conftest import write_zip
 
 from palace_lab.errors import UnknownFormatError
 from palace_lab.ingest.base import read_head
@@ -20,13 +20,6 @@ SINGLE = FIXTURES / "chatgpt" / "single_conversation.json"
 def _rows(conversation):
     return [(m.position, m.role, m.source_key, m.is_request, m.searchable)
             for m in conversation.messages]
-
-
-def _zip(path: Path, members: dict[str, bytes]) -> Path:
-    with zipfile.ZipFile(path, "w") as zf:
-        for name, data in members.items():
-            zf.writestr(name, data)
-    return path
 
 
 def test_export_follows_current_node_not_first_child():
@@ -113,7 +106,7 @@ def test_single_bare_conversation_object():
 
 
 def test_zip_export_gives_the_same_conversations(tmp_path):
-    archive = _zip(tmp_path / "export.zip", {
+    archive = write_zip(tmp_path / "export.zip", {
         "conversations.json": EXPORT.read_bytes(),
         "chat.html": b"<html></html>",
         "user.json": b"{}",
@@ -128,7 +121,7 @@ def test_zip_export_gives_the_same_conversations(tmp_path):
 
 
 def test_zip_without_conversations_json_names_what_it_found(tmp_path):
-    archive = _zip(tmp_path / "photos.zip", {"a.png": b"x", "notes.txt": b"y"})
+    archive = write_zip(tmp_path / "photos.zip", {"a.png": b"x", "notes.txt": b"y"})
     assert not PARSER.sniff(archive, read_head(archive))
     found = r"without conversations\.json.*a\.png, notes\.txt"
     with pytest.raises(UnknownFormatError, match=found):
@@ -147,7 +140,7 @@ def test_json_that_is_not_chatgpt_raises(tmp_path):
 
 
 def test_empty_zip_export_is_sniffed_by_its_companion_files(tmp_path):
-    archive = _zip(tmp_path / "e.zip", {"conversations.json": b"[]", "chat.html": b""})
+    archive = write_zip(tmp_path / "e.zip", {"conversations.json": b"[]", "chat.html": b""})
     assert PARSER.sniff(archive, read_head(archive))
     assert PARSER.parse(archive).conversations == []
 

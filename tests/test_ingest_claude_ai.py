@@ -3,10 +3,10 @@
 from __future__ import annotations
 
 import json
-import zipfile
 from pathlib import Path
 
 import pytest
+from conftest import write_zip
 
 from palace_lab.errors import UnknownFormatError
 from palace_lab.ingest.base import read_head
@@ -15,13 +15,6 @@ from palace_lab.ingest.claude_ai import PARSER
 FIXTURES = Path(__file__).parent / "fixtures"
 FOLDER = FIXTURES / "claude_ai"
 EXPORT = FOLDER / "conversations.json"
-
-
-def _zip(path: Path, members: dict[str, bytes]) -> Path:
-    with zipfile.ZipFile(path, "w") as zf:
-        for name, data in members.items():
-            zf.writestr(name, data)
-    return path
 
 
 def test_messages_roles_positions_and_keys():
@@ -102,7 +95,7 @@ def test_project_name_from_projects_json_next_to_the_file():
 
 
 def test_zip_export(tmp_path):
-    archive = _zip(tmp_path / "claude.zip", {
+    archive = write_zip(tmp_path / "claude.zip", {
         name: (FOLDER / name).read_bytes()
         for name in ("conversations.json", "projects.json", "users.json")
     })
@@ -114,7 +107,7 @@ def test_zip_export(tmp_path):
 
 
 def test_zip_without_conversations_json_raises(tmp_path):
-    archive = _zip(tmp_path / "claude.zip", {"users.json": b"[]"})
+    archive = write_zip(tmp_path / "claude.zip", {"users.json": b"[]"})
     with pytest.raises(UnknownFormatError, match=r"without conversations\.json.*users\.json"):
         PARSER.parse(archive)
 
@@ -149,7 +142,7 @@ def test_sniff_decides_on_content(path, expected):
 
 
 def test_sniff_tells_a_chatgpt_zip_apart(tmp_path):
-    archive = _zip(tmp_path / "export.zip", {
+    archive = write_zip(tmp_path / "export.zip", {
         "conversations.json": (FIXTURES / "chatgpt" / "conversations.json").read_bytes(),
     })
     assert not PARSER.sniff(archive, read_head(archive))
