@@ -25,5 +25,9 @@ class BudgetExceededError(DistillError):
     """A paid run would go (or went) over its hard cost cap."""
 
 
+class BatchPendingError(DistillError):
+    """A submitted batch has not ended yet; its id is kept, so the next run collects it."""
+
+
 class SearchError(PalaceError):
     """A mode string or an index could not be used."""

@@ -50,7 +50,7 @@ from palace_lab.distill.prompt import (
     render,
     shorten_middle,
 )
-from palace_lab.errors import BudgetExceededError, DistillError
+from palace_lab.errors import BatchPendingError, BudgetExceededError
 from palace_lab.llm import (
     LLMClient,
     LLMResult,
@@ -71,10 +71,6 @@ CARD_TOOL = Tool(CARD_SCHEMA, TOOL_NAME, TOOL_DESCRIPTION, MAX_CARD_TOKENS)
 BATCH_MAX_REQUESTS = 10_000
 BATCH_MAX_BYTES = 128 * 1024 * 1024
 PER_REQUEST_OVERHEAD_BYTES = len(INSTRUCTIONS) + len(json.dumps(CARD_TOOL.definition())) + 200
-
-
-class BatchPendingError(DistillError):
-    """A submitted batch has not ended within ``batch_wait_s``; its id stays in ``state``."""
 
 
 class BudgetStoppedError(BudgetExceededError):

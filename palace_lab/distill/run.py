@@ -15,7 +15,7 @@ from dataclasses import dataclass, field, replace
 
 from palace_lab.distill.base import Distiller, DistillOutcome
 from palace_lab.distill.terms import corpus_stats
-from palace_lab.errors import BudgetExceededError, DistillError
+from palace_lab.errors import BatchPendingError, BudgetExceededError
 from palace_lab.model import Exchange
 
 
@@ -97,10 +97,11 @@ def distill_palace(
     if hasattr(distiller, "state"):
         distiller.state = KVState(palace, version)
     everything = palace.exchanges()
-    scope = everything if exchange_ids is None else [e for e in everything if e.exchange_id in set(exchange_ids)]
-    pending_ids = {e.exchange_id for e in palace.pending_exchanges(version)}
-    pending = [e for e in scope if e.exchange_id in pending_ids][:limit]
-    summary = DistillSummary(version, total=len(pending), cached=len(scope) - len([e for e in scope if e.exchange_id in pending_ids]))
+    wanted = None if exchange_ids is None else set(exchange_ids)
+    scope = [e for e in everything if wanted is None or e.exchange_id in wanted]
+    due = palace.pending_exchanges(version, scope)
+    pending = due[:limit]
+    summary = DistillSummary(version, total=len(pending), cached=len(scope) - len(due))
     stats = corpus_stats((e.verbatim for e in everything), (e.dialogue for e in everything))
     distiller.prepare(pending)
     start = time.perf_counter()
@@ -108,9 +109,7 @@ def distill_palace(
         _run_batches(palace, distiller, pending, stats, summary, batch_size, progress, should_stop)
     except BudgetExceededError as exc:
         summary.stopped = f"budget: {exc}"
-    except DistillError as exc:
-        if type(exc).__name__ != "BatchPendingError":
-            raise
+    except BatchPendingError as exc:
         summary.stopped = f"pending: {exc} (run again to collect the results)"
     summary.seconds = time.perf_counter() - start
     sent = getattr(distiller, "redaction_report", None)

@@ -75,11 +75,16 @@ class CardsMixin:
             out.append(d)
         return out
 
-    def pending_exchanges(self, distiller: str) -> list[Exchange]:
-        """Exchanges with no card of this version, or whose card was made from older text."""
+    def pending_exchanges(self, distiller: str,
+                          exchanges: list[Exchange] | None = None) -> list[Exchange]:
+        """Exchanges with no card of this version, or whose card was made from older text.
+
+        ``exchanges``: the palace's exchanges when the caller has them already loaded.
+        """
         have = {r[0]: r[1] for r in self.conn.execute(
             "SELECT exchange_id, exchange_hash FROM cards WHERE distiller=?", (distiller,))}
-        return [e for e in self.exchanges() if have.get(e.exchange_id) != e.hash]
+        exchanges = self.exchanges() if exchanges is None else exchanges
+        return [e for e in exchanges if have.get(e.exchange_id) != e.hash]
 
     def latest_distiller(self) -> str | None:
         """The default version: the one covering the most exchanges, the newest among equals.
