@@ -132,6 +132,43 @@ def cmd_import_queries(args) -> None:
           f" ({counts['dangling']} for exchanges not in this palace)")
 
 
+def cmd_bench(args) -> None:
+    import tempfile
+    from pathlib import Path
+
+    from palace_lab.bench import build_palace, load_benchmark, run_benchmark
+    from palace_lab.cli import _emit
+
+    bench = load_benchmark(args.path, args.format, errata=args.errata)
+    if not bench.questions:
+        raise PalaceError(f"{args.path}: no answerable question in this benchmark")
+    say = (lambda m: print(f"bench: {m}", file=sys.stderr)) if sys.stderr.isatty() else None
+    with tempfile.TemporaryDirectory(prefix="palace-bench-") as tmp:
+        db = Path(args.keep).expanduser() if args.keep else Path(tmp) / f"{bench.name}.db"
+        if args.keep and db.exists():
+            raise PalaceError(f"{db} exists: --keep writes a new palace; remove it or name another")
+        palace = build_palace(bench, db, distiller=args.distiller, progress=say)
+        try:
+            report = run_benchmark(bench, palace, _modes(args.modes), embedder=args.embedder,
+                                   k=args.k, correction=args.correction, test=args.test,
+                                   progress=say)
+            if args.keep:
+                _store_query_set(palace, bench, report)
+        finally:
+            palace.close()
+    _emit(args, report.to_dict(), report.to_markdown())
+
+
+def _store_query_set(palace, bench, report) -> None:
+    """The benchmark's questions and qrels as a query set of the kept palace (the app's
+    Evaluation page reads it)."""
+    from palace_lab.bench import qrels_for
+
+    qrels = qrels_for(bench.questions, palace.exchanges())
+    palace.put_queries(bench.name, [q.to_query() for q in bench.questions if q.query_id in qrels])
+    palace.put_judgments(f"qrels:{bench.name}", qrels)
+
+
 def _build_progress():
     def tick(*parts):
         print("  building " + " ".join(str(p) for p in parts), file=sys.stderr, end="\r")
@@ -155,6 +192,22 @@ def add_search_commands(command) -> None:
     c.add_argument("--test", default="t", choices=["t", "wilcoxon"], help="paired test")
     c.add_argument("--correction", default="holm", choices=["holm", "bonferroni"])
     _common(c)
+    from palace_lab.bench import FORMATS as BENCH_FORMATS
+
+    c = command("bench", cmd_bench, "run a public memory benchmark (LoCoMo, DevMemBench, "
+                "LongMemEval) through a palace of its own and print the paper-style table",
+                db=False)
+    c.add_argument("path", help="the benchmark's file or folder, in its own format")
+    c.add_argument("--format", default="auto", choices=BENCH_FORMATS)
+    c.add_argument("--errata", help="LoCoMo: folder of errors_conv_<i>.json (default: beside it)")
+    c.add_argument("--modes", default="all", help="all | presets | M1,M2,… (default: all)")
+    c.add_argument("--distiller", default="rules", help="distiller backend (default: rules)")
+    c.add_argument("--embedder", default="minilm", help="minilm (default) or fake (tests)")
+    c.add_argument("--k", type=int, default=10, help="cut-off of the exchange metrics")
+    c.add_argument("--test", default="t", choices=["t", "wilcoxon"], help="paired test")
+    c.add_argument("--correction", default="bonferroni", choices=["holm", "bonferroni"])
+    c.add_argument("--keep", metavar="DB", help="keep the benchmark's palace at DB, with its "
+                   "questions as a query set for the app")
     c = command("import-queries", cmd_import_queries,
                 "store a queries file and its graded qrels in the palace (for the app)")
     c.add_argument("queries", help="JSONL file of {query_id, query, type?}")

@@ -5,7 +5,8 @@
 - ``core``: the paper's searchable distilled text, ``exchange_core + "\\n" + specific_context``.
 - ``core+files``: core, then the card's ``files_touched``.
 - ``core+rooms``: core, then each room's label and key.
-- ``all``: all four card fields.
+- ``core+keywords``: core, then the card's ``keywords`` (the searchable card of ``rules:v3``).
+- ``all``: every card field.
 
 Invariants: a layer's texts come in conversation order (the palace's exchange order), one per
 exchange. Layers that need a distilled card (``needs_cards``) include only exchanges that have
@@ -56,8 +57,13 @@ def _core_rooms(exchange: Exchange, card: DistilledCard | None) -> str:
     return f"{_core(exchange, card)}\n{_rooms(card)}".rstrip()
 
 
+def _core_keywords(exchange: Exchange, card: DistilledCard | None) -> str:
+    return f"{_core(exchange, card)}\n{' '.join(card.keywords)}".rstrip()
+
+
 def _all(exchange: Exchange, card: DistilledCard | None) -> str:
-    return f"{_core(exchange, card)}\n{_rooms(card)}\n{' '.join(card.files_touched)}".rstrip()
+    return (f"{_core_keywords(exchange, card)}\n{_rooms(card)}\n"
+            f"{' '.join(card.files_touched)}").rstrip()
 
 
 LAYERS: dict[str, LayerSpec] = {
@@ -65,7 +71,9 @@ LAYERS: dict[str, LayerSpec] = {
     "core": LayerSpec(True, _core, "distilled: exchange_core + specific_context (the paper's)"),
     "core+files": LayerSpec(True, _core_files, "distilled core + files_touched"),
     "core+rooms": LayerSpec(True, _core_rooms, "distilled core + room labels and keys"),
-    "all": LayerSpec(True, _all, "all four card fields"),
+    "core+keywords": LayerSpec(True, _core_keywords,
+                               "distilled core + keywords (the card's surviving vocabulary)"),
+    "all": LayerSpec(True, _all, "every card field", version=2),
 }
 
 

@@ -145,7 +145,9 @@ class Room(_Serialisable):
 
 @dataclass(frozen=True)
 class DistilledCard(_Serialisable):
-    """The 4-field card of one exchange, made by one distiller version."""
+    """The card of one exchange, made by one distiller version: the paper's four fields and
+    ``keywords``, the exchange's surviving vocabulary as a term list (empty where a distiller
+    makes none; see :mod:`palace_lab.distill.keywords`)."""
 
     exchange_id: str
     distiller: str
@@ -154,16 +156,23 @@ class DistilledCard(_Serialisable):
     room_assignments: tuple[Room, ...]
     files_touched: tuple[str, ...]
     fallback: bool = False
+    keywords: tuple[str, ...] = ()
 
     @property
     def core_text(self) -> str:
         """The paper's searchable distilled text: exchange_core + specific_context."""
         return f"{self.exchange_core}\n{self.specific_context}".strip()
 
+    @property
+    def search_text(self) -> str:
+        """What the ``core+keywords`` layer indexes: the core, then the keywords."""
+        return f"{self.core_text}\n{' '.join(self.keywords)}".strip()
+
     def to_dict(self) -> dict:
         d = asdict(self)
         d["room_assignments"] = [r.to_dict() for r in self.room_assignments]
         d["files_touched"] = list(self.files_touched)
+        d["keywords"] = list(self.keywords)
         return d
 
     @classmethod
@@ -177,6 +186,7 @@ class DistilledCard(_Serialisable):
             room_assignments=rooms,
             files_touched=tuple(data.get("files_touched", ())),
             fallback=bool(data.get("fallback", False)),
+            keywords=tuple(data.get("keywords", ())),
         )
 
 

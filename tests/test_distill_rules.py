@@ -54,14 +54,19 @@ def stats() -> CorpusStats:
 
 
 def test_pool_exchange_card(stats):
-    card = RulesDistiller().card(POOL, stats)
-    # The request whole but for "can you"; then the outcome's best span in the 10 tokens left
-    # (38 - 13 for the context - 1 newline - 14 for the request).
-    assert card.exchange_core == (
-        "The API times out under load, look at the connection pool? — set pool_timeout=10 so "
-        "requests fail fast.")
-    assert card.specific_context == "sqlalchemy.exc.TimeoutError: QueuePool limit of size 5"
-    assert count_tokens([card.core_text]) == [37]
+    distiller = RulesDistiller()
+    card = distiller.card(POOL, stats)
+    # 57 dialogue tokens: B = max(round(0.09·57), min(24, round(0.4·57)), 8) = 23. The core and
+    # context get 0.4·23 = 9 tokens, raised to the context's 5 + 1 + 10 = 16 for a readable
+    # clause, so the context is cut to 24 characters (3 × 8) and the core keeps the request's
+    # opening; the keywords take the 23 − 16 tokens left, best tf·idf first, none repeating
+    # a stem of the core or the context.
+    assert distiller.card_budget(POOL) == 23
+    assert card.exchange_core == "The API times out under load."
+    assert card.specific_context == "sqlalchemy.exc.TimeoutError"
+    assert card.keywords == ("pool", "connection", "sized", "20", "cause", "fail", "fast",
+                             "pool_size")
+    assert count_tokens([card.search_text]) == [23]
     assert [(r.room_type, r.room_key) for r in card.room_assignments] == [
         ("file", "tests/load/test_transfers.py"), ("concept", "connection_pool"),
         ("workflow", "debugging")]
@@ -70,18 +75,20 @@ def test_pool_exchange_card(stats):
 
 def test_rounding_exchange_card(stats):
     card = RulesDistiller().card(ROUNDING, stats)
-    # The context already names src/ledger/fx.py, so the outcome spends its words elsewhere.
-    assert card.exchange_core == (
-        "currency conversion gives 10.005 instead of 10.00 for EUR, fix the rounding — "
-        "ROUND_HALF_EVEN (banker's rounding).")
+    # 51 dialogue tokens: B = 20; the context names src/ledger/fx.py, the core the request's
+    # opening, the keywords what is left of the request.
+    assert card.exchange_core == "currency conversion gives 10.005."
     assert card.specific_context == "src/ledger/fx.py"
+    assert card.keywords == ("rounding", "eur", "fix", "instead")
     assert card.room_assignments[0].room_key == "src/ledger/fx.py"
 
 
 def test_exchange_without_details_falls_back_to_request_words(stats):
     card = RulesDistiller().card(CHAT, stats)
-    assert card.exchange_core == "what do you think about naming? — Names should say what things are."
-    assert card.specific_context == "what do you think about naming?"
+    # No detail: the context is the request's opening words as written (a substring), cut to
+    # the card's small budget, and the core does not repeat them.
+    assert card.specific_context == "what do you think about"
+    assert card.exchange_core == "naming? — Names should say what things are."
     assert [r.room_key for r in card.room_assignments] == ["design"] or \
         card.room_assignments[-1].room_type == "workflow"
 
@@ -136,9 +143,10 @@ def test_best_window_keeps_the_weighty_words():
 
 def test_registry_and_version():
     d = get_distiller("rules")
-    assert isinstance(d, RulesDistiller) and d.version == VERSION == "rules:v2"
-    assert RulesDistiller(core_chars=90).version == "rules:v2:core90"
-    assert RulesDistiller(budget_tokens=30, context_chars=40).version == "rules:v2:tok30:ctx40"
+    assert isinstance(d, RulesDistiller) and d.version == VERSION == "rules:v3"
+    assert RulesDistiller(core_chars=90).version == "rules:v3:core90"
+    assert RulesDistiller(budget_tokens=30, context_chars=40).version == "rules:v3:tok30:ctx40"
+    assert RulesDistiller(share=0.12, min_tokens=30).version == "rules:v3:share0.12:min30"
 
 
 def test_distill_is_incremental_and_resumable(palace, real_exports):

@@ -32,12 +32,14 @@ class DistillOutcome:
 class CorpusStats:
     """Palace-wide statistics a distiller may use (e.g. distinctive terms per exchange).
 
-    ``term_df`` maps a lower-cased term to the number of exchanges containing it; ``n_docs``
-    is the number of exchanges. Empty for a distiller that needs none.
+    ``term_df`` maps a lower-cased term to the number of exchanges containing it, ``stem_df``
+    a BM25 stem likewise (the index's own view of a term); ``n_docs`` is the number of
+    exchanges. Empty for a distiller that needs none.
     """
 
     n_docs: int = 0
     term_df: dict[str, int] = field(default_factory=dict)
+    stem_df: dict[str, int] = field(default_factory=dict)  # by BM25 stem (keywords' idf)
 
 
 class Distiller(ABC):

@@ -56,8 +56,17 @@ def context_candidates(exchange: Exchange, said: str) -> list[tuple[int, int, st
     return found
 
 
+# A JSON-escaped sequence (``\n``, ``\"``, ``\t``, ``\u00e9``) inside tool input: the text a
+# person saw ends there, so a detail is cut before it.
+_ESCAPE = re.compile(r'\\(?:[nrt"\\/]|u[0-9a-fA-F]{4})')
+
+
 def trim(snippet: str, max_chars: int) -> str:
-    """``snippet`` cut at a word boundary to at most ``max_chars`` (a prefix: still a substring)."""
+    """``snippet`` cut at a word boundary to at most ``max_chars`` (a prefix: still a substring),
+    and before any JSON escape sequence."""
+    escape = _ESCAPE.search(snippet)
+    if escape:
+        snippet = snippet[:escape.start()]
     snippet = snippet.strip()
     if len(snippet) <= max_chars:
         return snippet.rstrip(" ,;:")
@@ -67,13 +76,18 @@ def trim(snippet: str, max_chars: int) -> str:
     return cut.rstrip(" ,;:(")
 
 
+def _opening(text: str, words: int = 8) -> str:
+    """The first ``words`` words of ``text`` as they stand in it (spacing kept: a substring)."""
+    found = list(re.finditer(r"\S+", text))[:words]
+    return text[found[0].start():found[-1].end()] if found else ""
+
+
 def make_context(exchange: Exchange, said: str, weights: dict[str, float], max_chars: int, *,
                  debugging: bool = False) -> str:
     """The best detail (see the module docstring); the request's first words if none."""
-    cands = context_candidates(exchange, said)
+    cands = [c for c in context_candidates(exchange, said) if trim(c[2], max_chars)]
     if not cands:
-        words = exchange.request.split() or exchange.verbatim.split()
-        return trim(" ".join(words[:8]), max_chars) if exchange.request else ""
+        return trim(_opening(exchange.request), max_chars) if exchange.request.strip() else ""
 
     best: dict[str, tuple[int, int]] = {}
     for pri, heard, snippet in cands:

@@ -16,10 +16,17 @@ words the exchange itself contains, in their order; nothing is added but one das
 - ``room_assignments``: a file room (the most-mentioned file), a concept room (the most
   distinctive phrase shared with other exchanges) and a workflow room (kind of work), 1-3 rooms.
 - ``files_touched``: from :mod:`palace_lab.files`, never invented.
+- ``keywords``: the distinctive terms the core had no room for (:mod:`.keywords`).
 
-The searchable text (core + context) is held to ``budget_tokens`` cl100k tokens per exchange,
-counted exactly, so the layer's mean stays under the paper's 38-40 whatever the text looks like
-(identifiers cost more tokens per character than prose).
+Budget rule (``rules:v3``): the searchable card (core + context + keywords, the
+``core+keywords`` layer) of an exchange whose dialogue (the person's and the agent's words,
+cl100k_base) has d tokens gets B(e) = max(min(240, round(0.09·d)), min(24, round(0.4·d)), 8)
+tokens, counted exactly: 9% of what was said, but never less than 24 tokens (nor more than
+40% of a short exchange). Core and context together take ``core_share`` (0.4) of B(e), at
+least the context plus 10 tokens (a readable clause) and never more than ``budget_tokens``
+(the paper's 38); the keywords fill the rest, if any is left. A long
+exchange thus keeps more vocabulary, the layer stays about 10x smaller than the dialogue on
+coding histories, and a chat turn of ~70 tokens keeps 24.
 """
 
 from __future__ import annotations
@@ -29,12 +36,14 @@ from collections.abc import Sequence
 
 from palace_lab.distill.base import CorpusStats, Distiller, DistillOutcome, register
 from palace_lab.distill.context import ERROR, context_candidates, make_context
+from palace_lab.distill.keywords import choose_keywords, zones
 from palace_lab.distill.rooms_rules import assign_rooms
 from palace_lab.distill.spans import best_span, cost_of, drop_filler, lead_span, text_cost
 from palace_lab.distill.terms import idf, salient_terms, terms
 from palace_lab.model import DistilledCard, Exchange
 
-VERSION = "rules:v2"
+VERSION = "rules:v3"
+MIN_CORE = 10  # tokens the core keeps for itself beside the context, however small B(e)
 REQUEST_CHARS = 2000  # the core keeps the request's opening; a pasted log beyond is not read
 _MESSAGE_SPLIT = re.compile(r"\n\n(?=\[(?:user|assistant|tool call[^\]\n]*|tool result|system)\] )")
 _CODE_BLOCK = re.compile(r"```.*?(```|$)", re.S)
@@ -177,26 +186,38 @@ def excise(words: list[str], snippet: str) -> list[str]:
 
 class RulesDistiller(Distiller):
     backend = "rules"
-    DEFAULTS = {"budget_tokens": 38, "context_chars": 60, "core_chars": None}
+    DEFAULTS = {"budget_tokens": 38, "context_chars": 60, "core_chars": None, "share": 0.09,
+                "min_tokens": 24, "max_tokens": 240, "core_share": 0.4, "short_share": 0.4}
+    _NAMES = {"budget_tokens": "tok", "context_chars": "ctx", "core_chars": "core",
+              "share": "share", "min_tokens": "min", "max_tokens": "max", "core_share": "cs",
+              "short_share": "ss"}
 
     def __init__(self, *, budget_tokens: int = 38, context_chars: int = 60,
                  core_chars: int | None = None, request_share: float = 0.7,
-                 repeat_weight: float = 0.2):
+                 repeat_weight: float = 0.2, share: float = 0.09, min_tokens: int = 24,
+                 max_tokens: int = 240, core_share: float = 0.4, short_share: float = 0.4):
         self.budget_tokens = budget_tokens
         self.context_chars = context_chars
         self.core_chars = core_chars
         self.request_share = request_share
         self.repeat_weight = repeat_weight
+        self.share, self.min_tokens, self.max_tokens = share, min_tokens, max_tokens
+        self.core_share, self.short_share = core_share, short_share
 
     @property
     def version(self) -> str:
-        given = {"budget_tokens": self.budget_tokens, "context_chars": self.context_chars,
-                 "core_chars": self.core_chars}
-        names = {"budget_tokens": "tok", "context_chars": "ctx", "core_chars": "core"}
-        parts = [f"{names[k]}{v}" for k, v in given.items() if v != self.DEFAULTS[k]]
+        parts = [f"{self._NAMES[k]}{getattr(self, k):g}" if isinstance(getattr(self, k), float)
+                 else f"{self._NAMES[k]}{getattr(self, k)}"
+                 for k in self.DEFAULTS if getattr(self, k) != self.DEFAULTS[k]]
         if (self.request_share, self.repeat_weight) != (0.7, 0.2):
             parts.append(f"req{self.request_share:g}:rep{self.repeat_weight:g}")
         return ":".join([VERSION, *parts])
+
+    def card_budget(self, exchange: Exchange) -> int:
+        """B(e), the searchable card's token budget (the rule in the module docstring)."""
+        said = text_cost(exchange.dialogue) if exchange.dialogue else 0
+        floor = min(self.min_tokens, round(self.short_share * said))
+        return max(floor, min(self.max_tokens, round(self.share * said)), 8)
 
     def card(self, exchange: Exchange, stats: CorpusStats) -> DistilledCard:
         messages = split_messages(exchange.verbatim)
@@ -205,21 +226,31 @@ class RulesDistiller(Distiller):
         rooms = assign_rooms(exchange, said, stats)
         debugging = any(r.room_key == "debugging" for r in rooms)
         req, out = request_words(exchange, messages), outcome_words(messages, weights)
+        budget = self.card_budget(exchange)
+        share = min(self.budget_tokens, max(8, int(budget * self.core_share)))
         # The detail first; the core need not spell it again (the layer searches both).
-        context = make_context(exchange, said, weights, self.context_chars, debugging=debugging)
+        context = make_context(exchange, said, weights, min(self.context_chars, 3 * share),
+                               debugging=debugging)
+        # Whatever the context costs, the core keeps room for a readable clause.
+        core_budget = min(self.budget_tokens, max(share, text_cost(context) + 1 + MIN_CORE))
         req = excise(req, context)
         # The core spends its budget on what the context does not already say.
         seen = set(terms(context))
         core_weights = {t: w * self.repeat_weight if t in seen else w for t, w in weights.items()}
-        budget = self.budget_tokens - text_cost(context) - 1
-        core = make_core(req, out, core_weights, budget, request_share=self.request_share)
+        core = make_core(req, out, core_weights, core_budget - text_cost(context) - 1,
+                         request_share=self.request_share)
+        core = _fit(core, context, core_budget, self.core_chars)
+        said_already = f"{core}\n{context}"
+        keywords = choose_keywords(zones(messages, exchange.request), stats,
+                                   budget - text_cost(said_already) - 1, said_already)
         return DistilledCard(
             exchange_id=exchange.exchange_id,
             distiller=self.version,
-            exchange_core=_fit(core, context, self.budget_tokens, self.core_chars),
+            exchange_core=core,
             specific_context=context,
             room_assignments=rooms,
             files_touched=exchange.files_touched,
+            keywords=keywords,
         )
 
     def distill_batch(self, exchanges: Sequence[Exchange], *, stats: CorpusStats) -> list[DistillOutcome]:

@@ -87,14 +87,19 @@ def corpus_stats(texts: Iterable[str], phrase_texts: Iterable[str] = ()) -> Corp
     Bigrams are counted over the (shorter) dialogue texts only: over whole exchanges with tool
     output they would cost memory and add nothing a person would call a topic.
     """
+    from palace_lab.distill.keywords import stem
+
     df: Counter = Counter()
+    stem_df: Counter = Counter()
     n = 0
     for text in texts:
         n += 1
-        df.update(set(terms(text)))
+        seen = set(terms(text))
+        df.update(seen)
+        stem_df.update({stem(t) for t in seen})
     for text in phrase_texts:
         df.update(bigrams(terms(text)))
-    return CorpusStats(n_docs=n, term_df=dict(df))
+    return CorpusStats(n_docs=n, term_df=dict(df), stem_df=dict(stem_df))
 
 
 def idf(term: str, stats: CorpusStats) -> float:

@@ -95,6 +95,24 @@ def rrf(runs: Sequence[Run], k: float = 60) -> dict[str, float]:
     return _sum(parts)
 
 
+def wrrf(runs: Sequence[Run], weights: Sequence[float] | None = None, k: float = 60) -> dict[str, float]:
+    """Weighted reciprocal rank fusion: WRRF(d) = Σ_r w_r / (k + rank_r(d)).
+
+    Equal weights (1/n) rank exactly as :func:`rrf`; a weight leans the fusion towards a run
+    without trusting its raw scores (ranks only, as RRF).
+    """
+    if k < 0:
+        raise ValueError(f"rrf k must be ≥ 0, got {k}")
+    weights = [1.0 / len(runs)] * len(runs) if weights is None else list(weights)
+    if len(weights) != len(runs):
+        raise ValueError(f"wrrf needs one weight per run: {len(runs)} runs, {len(weights)} weights")
+    parts: dict[str, list[float]] = {}
+    for run, weight in zip(runs, weights):
+        for rank, (doc, _) in enumerate(ranked(run), start=1):
+            parts.setdefault(doc, []).append(weight / (k + rank))
+    return _sum(parts)
+
+
 def wsum(runs: Sequence[Run], weights: Sequence[float] | None = None,
          norm: str = "minmax") -> dict[str, float]:
     """Weighted sum of normalised scores (weighted CombSUM, Fox & Shaw, TREC-2 1994).
@@ -131,8 +149,10 @@ def fuse(method: str, runs: Sequence[Run], *, weights: Sequence[float] | None = 
     """Dispatch by fusion name (``rrf``, ``wsum``, ``combmnz``) with that method's parameters."""
     if method == "rrf":
         return rrf(runs, k=k)
+    if method == "wrrf":
+        return wrrf(runs, weights, k=k)
     if method == "wsum":
         return wsum(runs, weights, norm=norm or "minmax")
     if method == "combmnz":
         return combmnz(runs, norm=norm or "p95")
-    raise ValueError(f"unknown fusion {method!r}; valid fusions: rrf, wsum, combmnz")
+    raise ValueError(f"unknown fusion {method!r}; valid fusions: rrf, wrrf, wsum, combmnz")

@@ -5,10 +5,11 @@ Grammar (whitespace ignored)::
     mode   := PRESET | pure | fused
     pure   := MECHANISM ":" LAYER                      e.g. bm25:verbatim, hnsw:core
     fused  := FUSION "(" run ("," run)+ [";" param ("," param)*] ")"
-    run    := pure ["=" WEIGHT]                        weights only for wsum
+    run    := pure ["=" WEIGHT]                        weights only for wrrf and wsum
     param  := NAME "=" VALUE                           rrf: k; wsum/combmnz: norm
 
 - ``rrf(...;k=60)``: reciprocal rank fusion, k = 60 by default;
+- ``wrrf(a=0.5,b=0.3,c=0.2;k=60)``: weighted RRF, each run's 1/(k + rank) times its weight;
 - ``wsum(a=0.3,b=0.7;norm=minmax)``: weighted sum of scores normalised per run, min-max by
   default (``norm=p95`` or ``zscore`` optional); runs without a weight share the rest equally;
 - ``combmnz(...;norm=p95)``: CombMNZ over scores divided by each run's 95th percentile, as the
@@ -31,6 +32,8 @@ from palace_lab.layers import LAYERS
 FUSIONS: dict[str, dict] = {
     "rrf": {"params": {"k": 60.0}, "weights": False,
             "description": "reciprocal rank fusion, Σ 1/(k + rank)"},
+    "wrrf": {"params": {"k": 60.0}, "weights": True,
+             "description": "weighted reciprocal rank fusion, Σ w/(k + rank)"},
     "wsum": {"params": {"norm": "minmax"}, "weights": True,
              "description": "weighted sum of per-run normalised scores"},
     "combmnz": {"params": {"norm": "p95"}, "weights": False,

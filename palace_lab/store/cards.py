@@ -15,8 +15,10 @@ from palace_lab.model import DistilledCard, Exchange, content_hash
 
 def card_hash(card: DistilledCard) -> str:
     rooms = json.dumps([r.to_dict() for r in card.room_assignments], sort_keys=True)
+    # Keywords join the hash only when present, so cards made before the field verify as before.
+    extra = (json.dumps(list(card.keywords)),) if card.keywords else ()
     return content_hash(card.exchange_id, card.distiller, card.exchange_core,
-                        card.specific_context, rooms, json.dumps(list(card.files_touched)))
+                        card.specific_context, rooms, json.dumps(list(card.files_touched)), *extra)
 
 
 class CardsMixin:
@@ -46,9 +48,10 @@ class CardsMixin:
                 c.exchange_id, c.distiller, exchange_hashes[c.exchange_id], c.exchange_core,
                 c.specific_context, json.dumps([r.to_dict() for r in c.room_assignments]),
                 json.dumps(list(c.files_touched)), int(c.fallback), o.error, o.input_tokens,
-                o.output_tokens, o.cost_usd, now_iso(), card_hash(c)))
+                o.output_tokens, o.cost_usd, now_iso(), card_hash(c), json.dumps(list(c.keywords))))
         with self.transaction() as tx:
-            tx.executemany("INSERT OR REPLACE INTO cards VALUES (?,?,?,?,?,?,?,?,?,?,?,?,?,?)", rows)
+            tx.executemany(f"INSERT OR REPLACE INTO cards ({_COLUMNS}) VALUES "
+                           f"({','.join('?' * len(_COLUMNS.split(',')))})", rows)
         return len(rows)
 
     def cards(self, distiller: str) -> list[DistilledCard]:
@@ -105,10 +108,16 @@ class CardsMixin:
         return n, bad
 
 
+_COLUMNS = ("exchange_id,distiller,exchange_hash,exchange_core,specific_context,rooms_json,"
+            "files_json,fallback,error,input_tokens,output_tokens,cost_usd,created_at,hash,"
+            "keywords_json")
+
+
 def _row_card(r) -> DistilledCard:
     return DistilledCard.from_dict({
         "exchange_id": r["exchange_id"], "distiller": r["distiller"],
         "exchange_core": r["exchange_core"], "specific_context": r["specific_context"],
         "room_assignments": json.loads(r["rooms_json"]),
         "files_touched": json.loads(r["files_json"]), "fallback": bool(r["fallback"]),
+        "keywords": json.loads(r["keywords_json"]),
     })

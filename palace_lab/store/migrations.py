@@ -63,7 +63,11 @@ CREATE TABLE runs (
 CREATE TABLE kv (key TEXT PRIMARY KEY, value TEXT NOT NULL);
 """
 
-MIGRATIONS: tuple[tuple[str, str], ...] = (("m001_create_tables", M001_CREATE_TABLES),)
+# The card's fifth field (keywords, a JSON list); cards made before it have none.
+M002_CARD_KEYWORDS = "ALTER TABLE cards ADD COLUMN keywords_json TEXT NOT NULL DEFAULT '[]'"
+
+MIGRATIONS: tuple[tuple[str, str], ...] = (("m001_create_tables", M001_CREATE_TABLES),
+                                           ("m002_card_keywords", M002_CARD_KEYWORDS))
 
 
 def migrate(conn: sqlite3.Connection) -> int:

@@ -1,0 +1,92 @@
+"""``keywords``: the card's fifth field, the exchange's surviving vocabulary as a term list.
+
+The paper's core keeps an exchange's own words in one or two sentences; a short sentence has
+no room for the other distinctive terms a person later searches by (the agent's fix, the flag
+it set, the error a tool printed). ``keywords`` carries them: distinct terms of the exchange,
+never invented, chosen by a weighted tf·idf against the whole palace under a token budget.
+
+A term's weight is Σ_zone w_zone · (1 + log tf_zone) × idf, over the zones where it occurs:
+the person's request (w 3), the agent's final report (1), the rest of what either said (1),
+tool calls (0.5) and tool output (0.2). People recall by what they asked; tool output is
+long and mostly noise, but it holds the error strings and identifiers that exact queries name.
+Terms are deduplicated by their BM25 stem (``sync``/``syncs``/``syncing`` is one term, shown
+in its most frequent form) and skip what the core and the context already say.
+"""
+
+from __future__ import annotations
+
+import math
+from collections import Counter
+from functools import lru_cache
+
+from palace_lab.distill.base import CorpusStats
+from palace_lab.distill.spans import word_cost
+from palace_lab.distill.terms import terms
+
+ZONE_WEIGHTS = {"request": 3.0, "final": 1.0, "said": 1.0, "calls": 0.5, "results": 0.2}
+
+
+@lru_cache(maxsize=1)
+def _tokenizer():
+    from palace_lab.index.tokenize import Tokenizer
+
+    return Tokenizer()
+
+
+@lru_cache(maxsize=200_000)
+def stem(term: str) -> str:
+    """The BM25 index's first stem of ``term`` (the term itself if the index drops it)."""
+    stems = _tokenizer()(term)
+    return stems[0] if stems else term
+
+
+def stem_idf(s: str, stats: CorpusStats) -> float:
+    """Smoothed idf of a stem over the palace, as :func:`.terms.idf` for terms."""
+    return math.log((stats.n_docs + 1) / (stats.stem_df.get(s, 0) + 1)) + 1.0
+
+
+def zones(messages: list[tuple[str, str]], request: str) -> dict[str, str]:
+    """The exchange's text by zone (see the module docstring), from its rendered messages."""
+    final = next((t for label, t in reversed(messages) if label == "assistant"), "")
+    return {
+        "request": request or next((t for label, t in messages if label == "user"), ""),
+        "final": final,
+        "said": "\n".join(t for label, t in messages if label in ("user", "assistant")),
+        "calls": "\n".join(t for label, t in messages if label.startswith("tool call")),
+        "results": "\n".join(t for label, t in messages if label.startswith("tool result")),
+    }
+
+
+def ranked_terms(texts: dict[str, str], stats: CorpusStats) -> list[tuple[str, float]]:
+    """``(term, weight)`` best first, one per stem; ties by term."""
+    score: Counter = Counter()
+    forms: dict[str, Counter] = {}
+    for zone, text in texts.items():
+        counts = Counter(terms(text))
+        for term, n in counts.items():
+            s = stem(term)
+            forms.setdefault(s, Counter())[term] += n
+            score[s] += ZONE_WEIGHTS[zone] * (1 + math.log(n))
+    out = []
+    for s, weight in score.items():
+        form = min(forms[s].items(), key=lambda item: (-item[1], item[0]))[0]
+        out.append((form, weight * stem_idf(s, stats)))
+    out.sort(key=lambda item: (-item[1], item[0]))
+    return out
+
+
+def choose_keywords(texts: dict[str, str], stats: CorpusStats, budget: int,
+                    said_already: str = "") -> tuple[str, ...]:
+    """The best terms that fit ``budget`` tokens (each costed as running text), skipping the
+    stems of ``said_already`` (the core and the context)."""
+    skip = {stem(t) for t in terms(said_already)}
+    out, used = [], 0
+    for term, _ in ranked_terms(texts, stats):
+        if used >= budget:
+            break
+        cost = word_cost(term)
+        if stem(term) in skip or used + cost > budget:
+            continue
+        out.append(term)
+        used += cost
+    return tuple(out)
