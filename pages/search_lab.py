@@ -3,6 +3,7 @@
 import streamlit as st
 
 from palace_lab.ab import grades
+from palace_lab.search import DEFAULT_MODE
 from ui.ab import history, metrics, mode_picker, result_column, search
 from ui.search import warm_model
 from ui.state import distiller_version, guard, palace
@@ -22,7 +23,7 @@ left, right, depth = st.columns([5, 5, 1])
 with left:
     mode_a = mode_picker("a", "bm25:verbatim")
 with right:
-    mode_b = mode_picker("b", "hnsw:core" if distiller_version() else "hnsw:verbatim")
+    mode_b = mode_picker("b", DEFAULT_MODE if distiller_version() else "hnsw:verbatim")
 k = depth.number_input("k", 1, 50, 10, key="lab_k")
 recent = st.container()  # filled last, so the query just run is already listed
 

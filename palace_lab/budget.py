@@ -24,25 +24,26 @@ from palace_lab.tokens import DEFAULT_ENCODING, count_tokens
 
 PAPER = {"exchanges": 14340, "verbatim_mean": 371, "core_mean": 38,
          "per_1000": {"verbatim": 407_000, "core": 39_000}, "source": "arXiv 2603.13017"}
-LAYERS = ("verbatim", "dialogue", "core", "card")
+LAYERS = ("verbatim", "dialogue", "core", "searched", "card")
 LAYER_DEFINITIONS = {
     "verbatim": "full exchange text: requests, agent text, tool calls and tool output",
     "dialogue": "the person's and the agent's words, without tool traffic",
     "core": "exchange_core + specific_context (the paper's searchable distilled text)",
-    "card": "the whole card as text: core, context, rooms, files",
+    "searched": "core + keywords: the text the core+keywords layer indexes (rules:v3's card search)",
+    "card": "the whole card as the `all` layer indexes it: core, context, keywords, rooms, files",
 }
 RATIO_DEFINITIONS = {
-    "ratio_of_totals": "sum of verbatim tokens / sum of core tokens over all exchanges",
-    "mean_of_ratios": "mean over exchanges of (verbatim tokens / core tokens)",
+    "ratio_of_totals": "sum of verbatim (or dialogue) tokens / sum of core (or searched) tokens "
+                       "over all exchanges with a card",
+    "mean_of_ratios": "mean over exchanges of (verbatim tokens / core tokens), likewise",
 }
 # USD per million input tokens, for "what would loading this cost"; editable by the caller.
 DEFAULT_PRICES = {"claude-haiku-4-5": 1.0, "claude-sonnet-4-5": 3.0, "claude-opus-4-1": 15.0}
 
 
 def card_text(card: DistilledCard) -> str:
-    rooms = "; ".join(f"{r.room_type}:{r.room_key}" for r in card.room_assignments)
-    files = ", ".join(card.files_touched)
-    return f"{card.core_text}\nrooms: {rooms}\nfiles: {files}"
+    """The whole card as text: exactly what the ``all`` layer indexes."""
+    return card.full_text
 
 
 @dataclass(frozen=True)
@@ -54,6 +55,7 @@ class ExchangeBudget:
     dialogue: int
     core: int | None
     card: int | None
+    searched: int | None = None
 
 
 def exchange_budgets(exchanges: list[Exchange], cards: dict[str, DistilledCard],
@@ -66,8 +68,11 @@ def exchange_budgets(exchanges: list[Exchange], cards: dict[str, DistilledCard],
         [cards[e.exchange_id].core_text for e in with_card], encoding)))
     full = dict(zip((e.exchange_id for e in with_card), count_tokens(
         [card_text(cards[e.exchange_id]) for e in with_card], encoding)))
+    searched = dict(zip((e.exchange_id for e in with_card), count_tokens(
+        [cards[e.exchange_id].search_text for e in with_card], encoding)))
     return [ExchangeBudget(e.exchange_id, e.project, e.timestamp, v, d,
-                           core.get(e.exchange_id), full.get(e.exchange_id))
+                           core.get(e.exchange_id), full.get(e.exchange_id),
+                           searched.get(e.exchange_id))
             for e, v, d in zip(exchanges, verbatim, dialogue)]
 
 
@@ -94,8 +99,9 @@ class BudgetSummary:
                 "per_1000_exchanges": self.per_1000, "paper": PAPER}
 
 
-def _ratios(rows: list[ExchangeBudget], numerator: str) -> dict:
-    paired = [(getattr(r, numerator), r.core) for r in rows if r.core]
+def _ratios(rows: list[ExchangeBudget], numerator: str, denominator: str = "core") -> dict:
+    paired = [(getattr(r, numerator), getattr(r, denominator)) for r in rows
+              if getattr(r, denominator)]
     if not paired:
         return {"ratio_of_totals": None, "mean_of_ratios": None, "pairs": 0}
     return {"ratio_of_totals": round(sum(v for v, _ in paired) / sum(c for _, c in paired), 2),
@@ -110,6 +116,8 @@ def summarize(rows: list[ExchangeBudget], encoding: str = DEFAULT_ENCODING,
         s.layers[layer] = _layer_stats([getattr(r, layer) for r in rows if getattr(r, layer) is not None])
     s.compression = {"verbatim_over_core": _ratios(rows, "verbatim"),
                      "dialogue_over_core": _ratios(rows, "dialogue"),
+                     "dialogue_over_searched": _ratios(rows, "dialogue", "searched"),
+                     "dialogue_over_card": _ratios(rows, "dialogue", "card"),
                      "definitions": RATIO_DEFINITIONS}
     s.per_1000 = {layer: round(1000 * s.layers[layer]["mean"]) if s.layers[layer]["mean"] else None
                   for layer in LAYERS}

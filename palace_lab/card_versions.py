@@ -63,7 +63,8 @@ def restrict(qrels: Qrels, exchange_ids: Iterable[str]) -> Qrels:
 
 def card_pairs(palace, base: str, trial: str, exchange_ids: Sequence[str],
                count_tokens=None) -> list[dict]:
-    """One row per sample exchange: the two versions' core, context and rooms, side by side."""
+    """One row per sample exchange: the two versions' core, context, keywords and rooms, side by
+    side; ``*_tokens`` counts each version's searchable card (core + context + keywords)."""
     a, b = palace.card_map(base), palace.card_map(trial)
     rows = []
     for eid in exchange_ids:
@@ -73,11 +74,14 @@ def card_pairs(palace, base: str, trial: str, exchange_ids: Sequence[str],
                      "trial_core": cb.exchange_core if cb else None,
                      "base_context": ca.specific_context if ca else None,
                      "trial_context": cb.specific_context if cb else None,
+                     "base_keywords": " ".join(ca.keywords) if ca else None,
+                     "trial_keywords": " ".join(cb.keywords) if cb else None,
                      "base_rooms": ", ".join(r.room_key for r in ca.room_assignments) if ca else None,
                      "trial_rooms": ", ".join(r.room_key for r in cb.room_assignments) if cb else None})
     if count_tokens:
         for key in ("base", "trial"):
-            texts = [f"{r[f'{key}_core'] or ''}\n{r[f'{key}_context'] or ''}".strip() for r in rows]
+            texts = [f"{r[f'{key}_core'] or ''}\n{r[f'{key}_context'] or ''}\n"
+                     f"{r[f'{key}_keywords'] or ''}".strip() for r in rows]
             for row, n in zip(rows, count_tokens(texts)):
                 row[f"{key}_tokens"] = n
     return rows

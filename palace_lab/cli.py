@@ -83,6 +83,7 @@ def cmd_cards(args) -> None:
         version = args.distiller or palace.latest_distiller()
         cards = [c.to_dict() for c in palace.cards(version)] if version else []
     _emit(args, cards, "\n".join(f"{c['exchange_id']}  {c['exchange_core']}\n    ↳ {c['specific_context']}"
+                                 + (f"\n    ⌕ {' '.join(c['keywords'])}" if c["keywords"] else "")
                                  for c in cards) or "no cards: run `palace-lab distill` first")
 
 

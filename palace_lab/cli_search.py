@@ -177,12 +177,15 @@ def _build_progress():
 
 def add_search_commands(command) -> None:
     """Register the retrieval subcommands on the main parser."""
+    from palace_lab.search.modes import DEFAULT_MODE
+
     command("modes", cmd_modes, "list search modes: every pure mode and the cross-layer presets",
             db=False)
     c = command("search", cmd_search, "search one query, or a queries file over several modes")
     c.add_argument("query", nargs="?", help="the query (or use --queries)")
     c.add_argument("--queries", help="JSONL file of {query_id, query, type?} for a batch run")
-    c.add_argument("--mode", default="hybrid-rrf", help="mode name or mode string")
+    c.add_argument("--mode", default=DEFAULT_MODE,
+                   help=f"mode name or mode string (default: {DEFAULT_MODE})")
     c.add_argument("--modes", help="batch: all | presets | M1,M2,… (default: --mode)")
     _common(c)
     c = command("eval", cmd_eval, "evaluate modes on graded queries: the paper-style table")

@@ -32,8 +32,8 @@ from palace_lab.search.modes import list_modes, parse_mode
 SAMPLE_SET = "sample"
 KNOWN_ITEM_SET = "known_item"
 DEFAULT_MODES = ("bm25:verbatim", "hnsw:verbatim", "exact:verbatim", "bm25:core", "hnsw:core",
-                 "exact:core", "hybrid-rrf", "hybrid-combmnz", "hybrid-wsum", "verbatim-fusion",
-                 "distilled-fusion")
+                 "exact:core", "bm25:core+keywords", "hybrid-wrrf", "hybrid-rrf", "hybrid-combmnz",
+                 "hybrid-wsum", "verbatim-fusion", "distilled-fusion", "card-fusion")
 CORRECTIONS = ("holm", "bonferroni")
 
 

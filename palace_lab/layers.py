@@ -2,11 +2,13 @@
 
 - ``verbatim``: the whole exchange as the person and the agent wrote it, tool input and output
   included (:attr:`Exchange.verbatim`).
-- ``core``: the paper's searchable distilled text, ``exchange_core + "\\n" + specific_context``.
+- ``core``: the paper's searchable distilled text, ``exchange_core + "\\n" + specific_context``
+  (:attr:`DistilledCard.core_text`).
 - ``core+files``: core, then the card's ``files_touched``.
 - ``core+rooms``: core, then each room's label and key.
 - ``core+keywords``: core, then the card's ``keywords`` (the searchable card of ``rules:v3``).
-- ``all``: every card field.
+- ``all``: every card field (:attr:`DistilledCard.full_text`, the text the budget counts as
+  the card, so what is indexed and what is counted are the same text).
 
 Invariants: a layer's texts come in conversation order (the palace's exchange order), one per
 exchange. Layers that need a distilled card (``needs_cards``) include only exchanges that have
@@ -42,38 +44,36 @@ def _verbatim(exchange: Exchange, card: DistilledCard | None) -> str:
 
 
 def _core(exchange: Exchange, card: DistilledCard | None) -> str:
-    return f"{card.exchange_core}\n{card.specific_context}"
-
-
-def _rooms(card: DistilledCard) -> str:
-    return "\n".join(f"{r.room_label} ({r.room_key})" for r in card.room_assignments)
+    return card.core_text
 
 
 def _core_files(exchange: Exchange, card: DistilledCard | None) -> str:
-    return f"{_core(exchange, card)}\n{' '.join(card.files_touched)}".rstrip()
+    return f"{card.core_text}\n{' '.join(card.files_touched)}".rstrip()
 
 
 def _core_rooms(exchange: Exchange, card: DistilledCard | None) -> str:
-    return f"{_core(exchange, card)}\n{_rooms(card)}".rstrip()
+    return f"{card.core_text}\n{card.rooms_text}".rstrip()
 
 
 def _core_keywords(exchange: Exchange, card: DistilledCard | None) -> str:
-    return f"{_core(exchange, card)}\n{' '.join(card.keywords)}".rstrip()
+    return card.search_text
 
 
 def _all(exchange: Exchange, card: DistilledCard | None) -> str:
-    return (f"{_core_keywords(exchange, card)}\n{_rooms(card)}\n"
-            f"{' '.join(card.files_touched)}").rstrip()
+    return card.full_text
 
 
 LAYERS: dict[str, LayerSpec] = {
     "verbatim": LayerSpec(False, _verbatim, "the whole exchange, tool input and output included"),
-    "core": LayerSpec(True, _core, "distilled: exchange_core + specific_context (the paper's)"),
-    "core+files": LayerSpec(True, _core_files, "distilled core + files_touched"),
-    "core+rooms": LayerSpec(True, _core_rooms, "distilled core + room labels and keys"),
+    "core": LayerSpec(True, _core, "distilled: exchange_core + specific_context (the paper's)",
+                      version=2),
+    "core+files": LayerSpec(True, _core_files, "distilled core + files_touched", version=2),
+    "core+rooms": LayerSpec(True, _core_rooms, "distilled core + room labels and keys",
+                            version=2),
     "core+keywords": LayerSpec(True, _core_keywords,
                                "distilled core + keywords (the card's surviving vocabulary)"),
-    "all": LayerSpec(True, _all, "every card field", version=2),
+    "all": LayerSpec(True, _all, "every card field (what the budget counts as the card)",
+                     version=2),
 }
 
 

@@ -168,6 +168,16 @@ class DistilledCard(_Serialisable):
         """What the ``core+keywords`` layer indexes: the core, then the keywords."""
         return f"{self.core_text}\n{' '.join(self.keywords)}".strip()
 
+    @property
+    def rooms_text(self) -> str:
+        return "\n".join(f"{r.room_label} ({r.room_key})" for r in self.room_assignments)
+
+    @property
+    def full_text(self) -> str:
+        """Every field as text, as the ``all`` layer indexes it and the budget counts it."""
+        return "\n".join(part for part in (self.search_text, self.rooms_text,
+                                             " ".join(self.files_touched)) if part)
+
     def to_dict(self) -> dict:
         d = asdict(self)
         d["room_assignments"] = [r.to_dict() for r in self.room_assignments]

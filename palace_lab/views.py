@@ -45,6 +45,10 @@ def budget_text(summary) -> str:
         c = d["compression"][f"{name}_over_core"]
         lines.append(f"  compression {name}/core: {c['ratio_of_totals']}x (ratio of totals), "
                      f"{c['mean_of_ratios']}x (mean of per-exchange ratios)")
+    c = d["compression"]["dialogue_over_searched"]
+    if c["pairs"]:
+        lines.append(f"  compression dialogue/searched (core + keywords): {c['ratio_of_totals']}x "
+                     f"(ratio of totals), {c['mean_of_ratios']}x (mean of per-exchange ratios)")
     p = d["per_1000_exchanges"]
     lines.append(f"  per 1,000 exchanges: verbatim ≈ {p['verbatim'] or 0:,} tokens, core ≈ "
                  f"{p['core'] or 0:,} tokens (paper: ≈407,000 vs ≈39,000)")

@@ -56,7 +56,8 @@ def test_a_grade_counts_for_both_sides_and_can_be_cleared(tmp_path):
     judged = ab.grades(palace, qid)
     assert before == 0.0
     assert ab.live_metrics(judged, result.hits_a)["mrr"] == 1.0
-    assert ab.live_metrics(judged, result.hits_b)["mrr"] == 1.0
+    rank_b = [h.exchange_id for h in result.hits_b].index(pool) + 1
+    assert ab.live_metrics(judged, result.hits_b)["mrr"] == 1.0 / rank_b
     assert ab.history(palace) == [{"query_id": qid, "query": "connection pool timeout",
                                    "created_at": ab.history(palace)[0]["created_at"], "graded": 1}]
     ab.grade(palace, qid, pool, None)

@@ -56,17 +56,18 @@ def stats() -> CorpusStats:
 def test_pool_exchange_card(stats):
     distiller = RulesDistiller()
     card = distiller.card(POOL, stats)
-    # 57 dialogue tokens: B = max(round(0.09·57), min(24, round(0.4·57)), 8) = 23. The core and
-    # context get 0.4·23 = 9 tokens, raised to the context's 5 + 1 + 10 = 16 for a readable
-    # clause, so the context is cut to 24 characters (3 × 8) and the core keeps the request's
-    # opening; the keywords take the 23 − 16 tokens left, best tf·idf first, none repeating
-    # a stem of the core or the context.
-    assert distiller.card_budget(POOL) == 23
+    # The five exchanges' dialogues average 29.6 tokens, so the share is 38 / 29.6 capped at
+    # 0.45, and this one's 57 dialogue tokens give B = round(0.45 · 57) = 26. Core and context
+    # get 0.4 · 26 = 10 tokens, raised to the context's 5 + 1 + 10 = 16 for a readable clause;
+    # the context is cut to 30 characters (3 × 10), the core keeps the request's opening, and
+    # the keywords take the 26 − 16 tokens left, best tf·idf first, none repeating a stem of
+    # the core or the context.
+    assert distiller.share(stats) == 0.45 and distiller.card_budget(POOL, stats) == 26
     assert card.exchange_core == "The API times out under load."
     assert card.specific_context == "sqlalchemy.exc.TimeoutError"
     assert card.keywords == ("pool", "connection", "sized", "20", "cause", "fail", "fast",
-                             "pool_size")
-    assert count_tokens([card.search_text]) == [23]
+                             "pool_size", "pool_timeout", "raised")
+    assert count_tokens([card.search_text]) == [26]
     assert [(r.room_type, r.room_key) for r in card.room_assignments] == [
         ("file", "tests/load/test_transfers.py"), ("concept", "connection_pool"),
         ("workflow", "debugging")]
@@ -75,11 +76,11 @@ def test_pool_exchange_card(stats):
 
 def test_rounding_exchange_card(stats):
     card = RulesDistiller().card(ROUNDING, stats)
-    # 51 dialogue tokens: B = 20; the context names src/ledger/fx.py, the core the request's
-    # opening, the keywords what is left of the request.
+    # 51 dialogue tokens: B = 23; the context names src/ledger/fx.py, the core the request's
+    # opening, the keywords the rest of the request and the outcome's distinctive words.
     assert card.exchange_core == "currency conversion gives 10.005."
     assert card.specific_context == "src/ledger/fx.py"
-    assert card.keywords == ("rounding", "eur", "fix", "instead")
+    assert card.keywords == ("rounding", "eur", "fix", "instead", "banker", "convert", "switched")
     assert card.room_assignments[0].room_key == "src/ledger/fx.py"
 
 
@@ -132,7 +133,7 @@ def test_excise_cuts_what_the_context_says():
 def test_context_priority_error_before_path_before_param(stats):
     said = "\n".join(t for lbl, t in split_messages(POOL.verbatim) if lbl in ("user", "assistant"))
     prios = sorted({p for p, _, _ in context_candidates(POOL, said)})
-    assert prios == [0, 1, 2, 4]
+    assert prios == [0, 1, 2, 4, 5]  # 5: the names (API, Root)
 
 
 def test_best_window_keeps_the_weighty_words():
@@ -146,7 +147,7 @@ def test_registry_and_version():
     assert isinstance(d, RulesDistiller) and d.version == VERSION == "rules:v3"
     assert RulesDistiller(core_chars=90).version == "rules:v3:core90"
     assert RulesDistiller(budget_tokens=30, context_chars=40).version == "rules:v3:tok30:ctx40"
-    assert RulesDistiller(share=0.12, min_tokens=30).version == "rules:v3:share0.12:min30"
+    assert RulesDistiller(mean_tokens=45, max_share=0.5).version == "rules:v3:mean45:smax0.5"
 
 
 def test_distill_is_incremental_and_resumable(palace, real_exports):

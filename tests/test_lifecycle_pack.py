@@ -58,7 +58,9 @@ def test_a_large_budget_takes_every_card_grouped_by_room(palace):
 
 def test_focus_project_and_room_narrow_the_pack(palace):
     focused = build_pack(palace, 5000, focus_query="cache")
-    assert len(focused.ranking) == 8 and all("cache" in i.core for i in focused.items)
+    # the focus searches the verbatim text: every card kept is of an exchange that says "cache"
+    assert len(focused.ranking) == 8 and all(
+        "cache" in palace.exchange(i.exchange_id).verbatim.lower() for i in focused.items)
     assert focused.focus == {"query": "cache"}
     beta = build_pack(palace, 5000, project="beta")
     assert {i.project for i in beta.items} == {"beta"}

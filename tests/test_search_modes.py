@@ -4,8 +4,9 @@ The palace holds four exchanges. The target exchange carries one marker word per
 query for that word can only be matched by the layers whose text contains it:
 
 - ``zebrafish``: only in the verbatim text (tool output);
-- ``quokka``: in the card's exchange_core (core, core+files, core+rooms, all);
+- ``quokka``: in the card's exchange_core (core, core+files, core+rooms, core+keywords, all);
 - ``narwhal``: in the card's files_touched (core+files, all);
+- ``pangolin``: in the card's keywords (core+keywords, all);
 - ``axolotl``: in a room label/key (core+rooms, all).
 """
 
@@ -23,8 +24,10 @@ from palace_lab.model import DistilledCard, Room
 from palace_lab.search import SearchEngine, list_modes, parse_mode
 from palace_lab.search.modes import PRESETS, FusedMode, PureMode
 
-MARKERS = {"zebrafish": {"verbatim"}, "quokka": {"core", "core+files", "core+rooms", "all"},
-           "narwhal": {"core+files", "all"}, "axolotl": {"core+rooms", "all"}}
+MARKERS = {"zebrafish": {"verbatim"},
+           "quokka": {"core", "core+files", "core+rooms", "core+keywords", "all"},
+           "narwhal": {"core+files", "all"}, "axolotl": {"core+rooms", "all"},
+           "pangolin": {"core+keywords", "all"}}
 TARGET = "c-target"
 
 
@@ -49,8 +52,9 @@ def _records(target_answer="We tuned the retry loop and it works now."):
                         "Added an install section with the pip command."))
 
 
-def _card(exchange_id, distiller, core, context, files=(), rooms=()):
-    return DistilledCard(exchange_id, distiller, core, context, tuple(rooms), tuple(files))
+def _card(exchange_id, distiller, core, context, files=(), rooms=(), keywords=()):
+    return DistilledCard(exchange_id, distiller, core, context, tuple(rooms), tuple(files),
+                         keywords=tuple(keywords))
 
 
 def _put_cards(palace, distiller="hand:v1", target_core="Tuned the quokka retry loop."):
@@ -58,7 +62,8 @@ def _put_cards(palace, distiller="hand:v1", target_core="Tuned the quokka retry 
     cards = [
         _card(by_conv[TARGET].exchange_id, distiller, target_core, "max_retries=5",
               files=("src/narwhal.py",),
-              rooms=(Room("concept", "axolotl_tuning", "Axolotl tuning", 0.9),)),
+              rooms=(Room("concept", "axolotl_tuning", "Axolotl tuning", 0.9),),
+              keywords=("pangolin", "backoff")),
         _card(by_conv["c-csv"].exchange_id, distiller, "Kept leading zeros in the csv reader.",
               "dtype=str", rooms=(Room("concept", "csv_dtypes", "CSV dtypes", 0.8),)),
         _card(by_conv["c-ci"].exchange_id, distiller, "CI hid failures with continue-on-error.",
@@ -100,9 +105,9 @@ def test_parse_pure_fused_and_presets():
 
 @pytest.mark.parametrize("text, expected", [
     ("nope", "valid mechanisms: bm25, hnsw, exact"),
-    ("bm25:raw", "valid layers: verbatim, core, core+files, core+rooms, all"),
+    ("bm25:raw", "valid layers: verbatim, core, core+files, core+rooms, core+keywords, all"),
     ("faiss:core", "valid mechanisms: bm25, hnsw, exact"),
-    ("borda(bm25:core,hnsw:core)", "valid fusions: rrf, wsum, combmnz"),
+    ("borda(bm25:core,hnsw:core)", "valid fusions: rrf, wrrf, wsum, combmnz"),
     ("rrf(bm25:core)", "two or more runs"),
     ("rrf(bm25:core,bm25:core)", "appears twice"),
     ("rrf(bm25:core,hnsw:core;norm=p95)", "valid parameters: k"),

@@ -32,16 +32,19 @@ def clip(text: str, limit: int) -> str:
 
 
 def show_card(card) -> None:
-    """The four fields of a distilled card, as text."""
+    """The fields of a distilled card, as text: the paper's four and the keywords."""
     if card is None:
         st.caption("No card of this distiller version for this exchange.")
         return
     rooms = "; ".join(f"{r.room_type}: {r.room_label} ({r.relevance:.2f})" for r in card.room_assignments)
-    lines = [card.exchange_core, f"detail: {card.specific_context}", f"rooms: {rooms or '(none)'}"]
+    lines = [card.exchange_core, f"detail: {card.specific_context}"]
+    if card.keywords:
+        lines.append("keywords: " + " ".join(card.keywords))
+    lines.append(f"rooms: {rooms or '(none)'}")
     if card.files_touched:
         more = len(card.files_touched) - 4
         lines.append("files: " + ", ".join(card.files_touched[:4]) + (f" (+{more})" if more > 0 else ""))
-    st.text("\n".join(lines))  # one element per card: four fields, one per line
+    st.text("\n".join(lines))  # one element per card: one field per line
 
 
 def show_messages(palace, exchange) -> None:

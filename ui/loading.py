@@ -72,7 +72,7 @@ def run_distill(palace, distiller) -> dict:
         for o in outcomes[-3:]:
             shown.insert(0, {"exchange": o.card.exchange_id, "exchange_core": o.card.exchange_core,
                              "specific_context": o.card.specific_context,
-                             "fallback": o.card.fallback})
+                             "keywords": " ".join(o.card.keywords), "fallback": o.card.fallback})
         latest.dataframe(pd.DataFrame(shown[:12]), width="stretch", hide_index=True)
 
     summary = distill_palace(palace, distiller, batch_size=8, progress=tick)

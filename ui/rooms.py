@@ -49,7 +49,8 @@ def drill_down() -> None:
                         format_func=lambda s: f"{s.room_type} · {s.room_label} · {s.exchanges} exchanges")
     members = rooms.room_members(cards(), room.room_type, room.room_key)
     table = pd.DataFrame([{"exchange": c.exchange_id, "relevance": rel, "exchange_core": c.exchange_core,
-                           "specific_context": c.specific_context} for c, rel in members])
+                           "specific_context": c.specific_context,
+                           "keywords": " ".join(c.keywords)} for c, rel in members])
     st.dataframe(table, width="stretch", hide_index=True)
     pick = st.selectbox("Exchange", range(len(members)), key="rooms_exchange",
                         format_func=lambda i: f"{i + 1}. {members[i][0].exchange_core[:90]}")

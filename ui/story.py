@@ -19,6 +19,7 @@ import streamlit as st
 
 from palace_lab import experiments
 from palace_lab.model import content_hash
+from palace_lab.search import DEFAULT_MODE
 from ui.data import code_key, content_key, disk_cached, has_cached
 from ui.exchange import md_escape
 from ui.search import mode_runs, ready
@@ -36,13 +37,16 @@ def _figures_name(version: str, modes: list[str], queries: list[dict], qrels: di
 
 
 def _compute(modes, queries, qrels) -> dict:
-    report = experiments.report(mode_runs(modes, queries), qrels, queries)
-    return {k: v for k, v in report.to_dict()["summary"].items() if k != "by_type"}
+    report = experiments.report(mode_runs(modes, queries), qrels, queries).to_dict()
+    summary = {k: v for k, v in report["summary"].items() if k != "by_type"}
+    default = next((r for r in report["modes"] if r["mode"] == DEFAULT_MODE), None)
+    summary["default_mode"], summary["default_value"] = DEFAULT_MODE, default and default["mrr"]
+    return summary
 
 
 def headline(s: dict) -> None:
     """The paper's headline figures from a report summary (best per class, ratio, gain)."""
-    c = st.columns(4)
+    c = st.columns(5 if s.get("default_value") is not None else 4)
     c[0].metric("Best verbatim MRR", _f(s.get("best_verbatim_value")),
                 help=md_escape(s.get("best_verbatim")))
     c[1].metric("Best distilled MRR", _f(s.get("best_distilled_value")),
@@ -53,6 +57,10 @@ def headline(s: dict) -> None:
     c[3].metric("Best cross-layer MRR", _f(s.get("best_cross_value")),
                 delta=None if s.get("cross_gain") is None else f"{s['cross_gain']:+.3f} vs verbatim",
                 help=md_escape(s.get("best_cross")))
+    if s.get("default_value") is not None and s.get("best_verbatim_value") is not None:
+        c[4].metric("Default mode MRR", _f(s["default_value"]),
+                    delta=f"{s['default_value'] - s['best_verbatim_value']:+.3f} vs verbatim",
+                    help=md_escape(f"{s['default_mode']}: the mode search uses when none is named"))
 
 
 def _f(v) -> str:
@@ -77,5 +85,7 @@ def retrieval_kept(palace, version) -> None:
         st.caption(f"{len(queries)} judged queries in set **{qset}**. " + PAPER)
         return
     headline(summary)
-    st.caption(f"MRR over {len(queries)} judged queries of set **{qset}**, best of "
-               f"{len(modes)} modes per layer class (details on **Evaluation**). " + PAPER)
+    st.caption(f"MRR@10 over {len(queries)} judged queries of set **{qset}**, best of "
+               f"{len(modes)} modes per class: *verbatim* modes search only the whole exchange, "
+               "*distilled* modes only card fields, *cross-layer* modes both; kept = best "
+               "distilled / best verbatim (details on **Evaluation**). " + PAPER)

@@ -108,6 +108,13 @@ class BenchReport:
         b = self.benchmark
         head = (f"## {b['benchmark']}: {b['questions']} questions ({b['gold']}-level gold), "
                 f"{b['conversations']} conversations, {b.get('exchanges', '?')} exchanges\n")
+        budget = b.get("budget")
+        if budget:
+            head += (f"\ntokens ({budget['tokenizer']}, {budget['distiller']}): "
+                     + ", ".join(f"{k} {v:,}" for k, v in budget["totals"].items())
+                     + "; dialogue over " + ", ".join(f"{k.split('_over_')[1]} {v}x" for k, v
+                                                     in budget["ratios_of_totals"].items())
+                     + " (ratios of totals)\n")
         recall = ["| mode | session R@5 | session R@10 |", "|---|---|---|"]
         recall += [f"| {m} | {v['R@5']:.3f} | {v['R@10']:.3f} |" for m, v in self.session_recall.items()]
         default = next((r for r in self.table.rows if r["mode"] == self.default_mode), None)
@@ -175,12 +182,25 @@ def run_benchmark(bench: Benchmark, palace, modes: Sequence[str], *, embedder="m
                         queries=[q.to_query() for q in questions],
                         metrics=("mrr", "p@1", "ndcg@10", "recall@10"), correction=correction,
                         test=test, rel_level=1)
-    summary = {**bench.summary(), "questions": len(questions), "exchanges": len(exchanges)}
+    summary = {**bench.summary(), "questions": len(questions), "exchanges": len(exchanges),
+               "budget": _budget(palace)}
     unmapped = len(bench.questions) - len(questions)
     notes = tuple(bench.notes) + ((f"{unmapped} questions whose evidence maps to no exchange "
                                    "were left out",) if unmapped else ())
     return BenchReport(summary, table, recall, DEFAULT_MODE if DEFAULT_MODE in modes else None,
                        unmapped, notes)
+
+
+def _budget(palace) -> dict:
+    """Token totals of the layers (cl100k_base) and the dialogue's ratio to each card layer."""
+    from palace_lab.budget import palace_budget
+
+    summary, _ = palace_budget(palace)
+    layers = {name: s["total"] for name, s in summary.layers.items()}
+    ratios = {f"dialogue_over_{name}": round(layers["dialogue"] / layers[name], 2)
+              for name in ("core", "searched", "card") if layers.get(name)}
+    return {"tokenizer": summary.encoding, "distiller": summary.distiller, "totals": layers,
+            "ratios_of_totals": ratios}
 
 
 def _describe(mode: str) -> dict:

@@ -40,6 +40,7 @@ class CorpusStats:
     n_docs: int = 0
     term_df: dict[str, int] = field(default_factory=dict)
     stem_df: dict[str, int] = field(default_factory=dict)  # by BM25 stem (keywords' idf)
+    dialogue_mean: float = 0.0  # mean cl100k tokens of an exchange's dialogue (0: unknown)
 
 
 class Distiller(ABC):

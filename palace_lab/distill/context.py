@@ -30,7 +30,15 @@ QUANTITY = re.compile(
     r"\b\d+(?:\.\d+)?\s?(?:ms|s|sec|seconds|minutes|min|h|MB|MiB|GB|GiB|KB|KiB|%|x|tokens|"
     r"req/s|rps|qps|connections|workers|threads|rows|items)\b")
 IDENT = re.compile(r"\b(?:[a-z]+[A-Z]\w*|[A-Z][a-z]+[A-Z]\w*|[a-z]+_[a-z_0-9]+|\w+\.\w+\(\)?)\b")
-PATTERNS = ((0, ERROR), (2, PARAM), (3, QUANTITY), (4, IDENT))
+_MONTHS = ("January|February|March|April|May|June|July|August|September|October|November|"
+           "December|Jan|Feb|Mar|Apr|Jun|Jul|Aug|Sep|Sept|Oct|Nov|Dec")
+DATE = re.compile(rf"\b(?:\d{{1,2}} (?:{_MONTHS})(?: \d{{4}})?|(?:{_MONTHS}) \d{{1,2}}(?:, \d{{4}})?|"
+                  r"(?:19|20)\d\d)\b")
+# A name a person would search for in chat: a run of capitalised words that does not open a
+# sentence ("Clayworks on Main Street", "LGBTQ support group" → "LGBTQ").
+ENTITY = re.compile(r"(?<![.!?]\s)(?<!\] )(?<!^)(?<![.!?\n])\b[A-Z][A-Za-z]+(?:\s(?:of|on|the|de|and)?\s?"
+                    r"[A-Z][A-Za-z]+)*")
+PATTERNS = ((0, ERROR), (2, PARAM), (3, QUANTITY), (3, DATE), (4, IDENT), (5, ENTITY))
 MAX_CANDIDATES = 400
 
 

@@ -35,9 +35,13 @@ def _tokenizer():
 
 @lru_cache(maxsize=200_000)
 def stem(term: str) -> str:
-    """The BM25 index's first stem of ``term`` (the term itself if the index drops it)."""
+    """The key a term is counted and deduplicated by: the BM25 index's first stem (a word's
+    stem, an identifier's whole), or for a path all of its stems (``src/a.py`` and ``src/b.py``
+    are two terms); the term itself if the index drops it all."""
     stems = _tokenizer()(term)
-    return stems[0] if stems else term
+    if not stems:
+        return term
+    return " ".join(stems) if "/" in term else stems[0]
 
 
 def stem_idf(s: str, stats: CorpusStats) -> float:
@@ -80,12 +84,13 @@ def choose_keywords(texts: dict[str, str], stats: CorpusStats, budget: int,
     """The best terms that fit ``budget`` tokens (each costed as running text), skipping the
     stems of ``said_already`` (the core and the context)."""
     skip = {stem(t) for t in terms(said_already)}
+    ranked = [(t, w) for t, w in ranked_terms(texts, stats) if stem(t) not in skip]
     out, used = [], 0
-    for term, _ in ranked_terms(texts, stats):
+    for term, _ in ranked:
         if used >= budget:
             break
         cost = word_cost(term)
-        if stem(term) in skip or used + cost > budget:
+        if used + cost > budget:
             continue
         out.append(term)
         used += cost

@@ -18,21 +18,24 @@ words the exchange itself contains, in their order; nothing is added but one das
 - ``files_touched``: from :mod:`palace_lab.files`, never invented.
 - ``keywords``: the distinctive terms the core had no room for (:mod:`.keywords`).
 
-Budget rule (``rules:v3``): the searchable card (core + context + keywords, the
+Budget rule (``rules:v3``): the paper's 38 tokens a card, on average over the palace, shared
+out in proportion to what was said. The searchable card (core + context + keywords, the
 ``core+keywords`` layer) of an exchange whose dialogue (the person's and the agent's words,
-cl100k_base) has d tokens gets B(e) = max(min(240, round(0.09·d)), min(24, round(0.4·d)), 8)
-tokens, counted exactly: 9% of what was said, but never less than 24 tokens (nor more than
-40% of a short exchange). Core and context together take ``core_share`` (0.4) of B(e), at
-least the context plus 10 tokens (a readable clause) and never more than ``budget_tokens``
-(the paper's 38); the keywords fill the rest, if any is left. A long
-exchange thus keeps more vocabulary, the layer stays about 10x smaller than the dialogue on
-coding histories, and a chat turn of ~70 tokens keeps 24.
+cl100k_base) has d tokens gets B(e) = max(8, round(s·d)) tokens, counted exactly, where the
+share s = clamp(38 / mean d over the palace, 0.05, 0.45): a palace of long coding exchanges
+(mean d ≈ 400) keeps about a tenth of every dialogue, one of short chat turns (mean d ≈ 70) at
+most 45%. Core and context together take at most ``core_share`` (0.4) of B(e), but at least
+the context plus 10 tokens (a readable clause) and never more than ``budget_tokens`` (38); the
+keywords fill what is left, if anything is. Rooms and files are outside the budget: they are
+labels and facts shown beside the card (the ``all`` layer counts them). With no palace
+statistics the share is 0.1.
 """
 
 from __future__ import annotations
 
 import re
 from collections.abc import Sequence
+from dataclasses import replace
 
 from palace_lab.distill.base import CorpusStats, Distiller, DistillOutcome, register
 from palace_lab.distill.context import ERROR, context_candidates, make_context
@@ -186,23 +189,22 @@ def excise(words: list[str], snippet: str) -> list[str]:
 
 class RulesDistiller(Distiller):
     backend = "rules"
-    DEFAULTS = {"budget_tokens": 38, "context_chars": 60, "core_chars": None, "share": 0.09,
-                "min_tokens": 24, "max_tokens": 240, "core_share": 0.4, "short_share": 0.4}
+    DEFAULTS = {"budget_tokens": 38, "context_chars": 60, "core_chars": None, "mean_tokens": 38,
+                "min_share": 0.05, "max_share": 0.45, "core_share": 0.4}
     _NAMES = {"budget_tokens": "tok", "context_chars": "ctx", "core_chars": "core",
-              "share": "share", "min_tokens": "min", "max_tokens": "max", "core_share": "cs",
-              "short_share": "ss"}
+              "mean_tokens": "mean", "min_share": "smin", "max_share": "smax", "core_share": "cs"}
 
     def __init__(self, *, budget_tokens: int = 38, context_chars: int = 60,
                  core_chars: int | None = None, request_share: float = 0.7,
-                 repeat_weight: float = 0.2, share: float = 0.09, min_tokens: int = 24,
-                 max_tokens: int = 240, core_share: float = 0.4, short_share: float = 0.4):
+                 repeat_weight: float = 0.2, mean_tokens: int = 38, min_share: float = 0.05,
+                 max_share: float = 0.45, core_share: float = 0.4):
         self.budget_tokens = budget_tokens
         self.context_chars = context_chars
         self.core_chars = core_chars
         self.request_share = request_share
         self.repeat_weight = repeat_weight
-        self.share, self.min_tokens, self.max_tokens = share, min_tokens, max_tokens
-        self.core_share, self.short_share = core_share, short_share
+        self.mean_tokens, self.min_share, self.max_share = mean_tokens, min_share, max_share
+        self.core_share = core_share
 
     @property
     def version(self) -> str:
@@ -213,11 +215,16 @@ class RulesDistiller(Distiller):
             parts.append(f"req{self.request_share:g}:rep{self.repeat_weight:g}")
         return ":".join([VERSION, *parts])
 
-    def card_budget(self, exchange: Exchange) -> int:
+    def share(self, stats: CorpusStats) -> float:
+        """s, the share of its dialogue a card keeps in this palace (module docstring)."""
+        if stats.dialogue_mean <= 0:
+            return 0.1
+        return min(self.max_share, max(self.min_share, self.mean_tokens / stats.dialogue_mean))
+
+    def card_budget(self, exchange: Exchange, stats: CorpusStats) -> int:
         """B(e), the searchable card's token budget (the rule in the module docstring)."""
         said = text_cost(exchange.dialogue) if exchange.dialogue else 0
-        floor = min(self.min_tokens, round(self.short_share * said))
-        return max(floor, min(self.max_tokens, round(self.share * said)), 8)
+        return max(8, round(self.share(stats) * said))
 
     def card(self, exchange: Exchange, stats: CorpusStats) -> DistilledCard:
         messages = split_messages(exchange.verbatim)
@@ -226,7 +233,7 @@ class RulesDistiller(Distiller):
         rooms = assign_rooms(exchange, said, stats)
         debugging = any(r.room_key == "debugging" for r in rooms)
         req, out = request_words(exchange, messages), outcome_words(messages, weights)
-        budget = self.card_budget(exchange)
+        budget = self.card_budget(exchange, stats)
         share = min(self.budget_tokens, max(8, int(budget * self.core_share)))
         # The detail first; the core need not spell it again (the layer searches both).
         context = make_context(exchange, said, weights, min(self.context_chars, 3 * share),
@@ -240,18 +247,18 @@ class RulesDistiller(Distiller):
         core = make_core(req, out, core_weights, core_budget - text_cost(context) - 1,
                          request_share=self.request_share)
         core = _fit(core, context, core_budget, self.core_chars)
-        said_already = f"{core}\n{context}"
-        keywords = choose_keywords(zones(messages, exchange.request), stats,
-                                   budget - text_cost(said_already) - 1, said_already)
-        return DistilledCard(
+        card = DistilledCard(
             exchange_id=exchange.exchange_id,
             distiller=self.version,
             exchange_core=core,
             specific_context=context,
             room_assignments=rooms,
             files_touched=exchange.files_touched,
-            keywords=keywords,
         )
+        # The keywords get what core and context leave of B(e).
+        left = budget - text_cost(card.core_text) - 1
+        keywords = choose_keywords(zones(messages, exchange.request), stats, left, card.core_text)
+        return replace(card, keywords=keywords)
 
     def distill_batch(self, exchanges: Sequence[Exchange], *, stats: CorpusStats) -> list[DistillOutcome]:
         return [DistillOutcome(card=self.card(e, stats)) for e in exchanges]

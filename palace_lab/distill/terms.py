@@ -82,7 +82,8 @@ def bigrams(ts: list[str]) -> set[str]:
 
 
 def corpus_stats(texts: Iterable[str], phrase_texts: Iterable[str] = ()) -> CorpusStats:
-    """Document frequencies of terms over ``texts`` and of bigrams over ``phrase_texts``.
+    """Document frequencies of terms over ``texts`` and of bigrams over ``phrase_texts``, and
+    the mean token count of ``phrase_texts`` (the dialogues: the card budget's scale).
 
     Bigrams are counted over the (shorter) dialogue texts only: over whole exchanges with tool
     output they would cost memory and add nothing a person would call a topic.
@@ -97,9 +98,19 @@ def corpus_stats(texts: Iterable[str], phrase_texts: Iterable[str] = ()) -> Corp
         seen = set(terms(text))
         df.update(seen)
         stem_df.update({stem(t) for t in seen})
-    for text in phrase_texts:
+    dialogues = list(phrase_texts)
+    for text in dialogues:
         df.update(bigrams(terms(text)))
-    return CorpusStats(n_docs=n, term_df=dict(df), stem_df=dict(stem_df))
+    mean = _mean_tokens(dialogues)
+    return CorpusStats(n_docs=n, term_df=dict(df), stem_df=dict(stem_df), dialogue_mean=mean)
+
+
+def _mean_tokens(texts: list[str]) -> float:
+    if not texts:
+        return 0.0
+    from palace_lab.tokens import count_tokens
+
+    return sum(count_tokens(texts)) / len(texts)
 
 
 def idf(term: str, stats: CorpusStats) -> float:

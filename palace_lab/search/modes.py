@@ -59,8 +59,22 @@ PRESETS: dict[str, tuple[str, str]] = {
                          "verbatim BM25 + HNSW on the core with its rooms, RRF"),
     "hybrid-files-rrf": ("rrf(bm25:verbatim,bm25:core+files,hnsw:core;k=60)",
                          "verbatim BM25 + BM25 on core and files + distilled HNSW, RRF"),
+    "hybrid-wrrf": ("wrrf(bm25:verbatim=0.5,hnsw:verbatim=0.2,bm25:core+keywords=0.3;k=10)",
+                    "the default: BM25 and vectors on the verbatim text with BM25 on the card's "
+                    "core + keywords, weighted RRF (chosen on three dev sets: "
+                    "benchmarks/choose_default.py)"),
+    "hybrid-wrrf-light": ("wrrf(bm25:verbatim=0.5,bm25:core+keywords=0.2,hnsw:core=0.15,"
+                          "hnsw:core+keywords=0.15;k=2)",
+                          "the default without the verbatim vectors (no embedding of whole "
+                          "exchanges: for a large palace whose verbatim layer is not embedded)"),
+    "card-fusion": ("wrrf(bm25:core+keywords=0.67,hnsw:core+keywords=0.17,hnsw:core=0.17;k=2)",
+                    "distilled only: BM25 on core + keywords with HNSW on core + keywords and "
+                    "on the core, weighted RRF"),
 }
-DEFAULT_MODE = "hybrid-rrf"
+# The mode `palace-lab search`, the app and the library use when none is named. Chosen on the
+# public dev sets and the sample by leave-one-set-out selection over a weight grid (README,
+# "Retrieval"); `modes --json` marks it with "default": true.
+DEFAULT_MODE = "hybrid-wrrf"
 
 
 @dataclass(frozen=True)
@@ -228,17 +242,20 @@ def _describe(mode: Mode) -> dict:
 def list_modes() -> list[dict]:
     """Every pure mode (mechanism × layer), then every preset, as plain dicts.
 
-    Keys: name, kind ("pure" | "cross": a fusion of runs), layers, mechanisms, description
-    and mode (the canonical mode string the name stands for).
+    Keys: name, kind ("pure" | "cross": a fusion of runs), layers, mechanisms, description,
+    mode (the canonical mode string the name stands for) and default (true for the one mode
+    used when none is named, :data:`DEFAULT_MODE`).
     """
     out = []
     for layer, spec in LAYERS.items():
         for mechanism, mech in MECHANISMS.items():
             mode = PureMode(mechanism, layer)
             description = f"{mech.description} on the {layer} layer ({spec.description})"
-            out.append({"name": str(mode), **_describe(mode), "description": description})
+            out.append({"name": str(mode), **_describe(mode), "description": description,
+                        "default": False})
     for name, (text, description) in PRESETS.items():
-        out.append({"name": name, **_describe(parse_mode(text)), "description": description})
+        out.append({"name": name, **_describe(parse_mode(text)), "description": description,
+                    "default": name == DEFAULT_MODE})
     return out
 
 
