@@ -4,10 +4,10 @@ It serves, on 127.0.0.1 and a free port:
 
 - ``POST /v1/chat/completions``: answers with the JSON text of a card (derived from the
   request's ``<exchange>``) or with what the test queued: a given object, raw text (broken
-  JSON, a fenced or chatty answer), an HTTP error, or a slow answer that outlasts the client's
-  timeout. A ``response_format`` whose type is not in ``formats`` is declined with a 400 that
-  names it, as servers without structured output do; a declined request uses up no queued
-  behaviour.
+  JSON, prose), a card wrapped in words and a code fence, an HTTP error, or a slow answer
+  that outlasts the client's timeout. A ``response_format`` whose type is not in ``formats``
+  is declined with a 400 that names it, as servers without structured output do; a declined
+  request uses up no queued behaviour.
 - ``GET /v1/models``: the ``models`` given.
 
 Usage is deterministic (about one token per four characters) unless ``report_usage=False``.
@@ -37,6 +37,11 @@ def raw(content: str) -> Behaviour:
     return Behaviour("raw", content)
 
 
+def wrapped() -> Behaviour:
+    """A valid card said the chatty way: words before it, inside a ```json fence."""
+    return Behaviour("wrapped")
+
+
 def first_user_text(body: dict) -> str:
     return next(m["content"] for m in body["messages"] if m["role"] == "user")
 
@@ -63,6 +68,8 @@ class OpenAIStub(StubServer):
         else:
             data = behaviour.data if behaviour.data is not None else default_card(first_user_text(body))
             content = json.dumps(data)
+            if behaviour.kind == "wrapped":
+                content = f"Sure! Here is the card:\n```json\n{content}\n```\nAnything else?"
         out: dict[str, Any] = {
             "id": f"chatcmpl-{len(self.requests):04d}",
             "object": "chat.completion",
