@@ -86,6 +86,13 @@ def api_base(url: str | None) -> str:
     return url if urlsplit(url).path else url + "/v1"
 
 
+def require_model(model: str | None) -> str:
+    if not model:
+        raise DistillError(f"the {BACKEND} backend needs a model name; the server's "
+                           "/v1/models lists them")
+    return model
+
+
 def answer_format(tool: Tool) -> str:
     """What replaces the forced tool call: the object to answer with, and only that."""
     return (
@@ -152,9 +159,7 @@ class OpenAICompatClient(StructuredClient):
         response_format: str = "auto",
         temperature: float = 0.0,
     ) -> None:
-        if not model:
-            raise DistillError(f"the {BACKEND} backend needs a model name (--model); the "
-                               "server's /v1/models lists them")
+        require_model(model)
         if response_format != "auto" and response_format not in RESPONSE_FORMATS:
             raise ValueError(f"unknown response_format {response_format!r}; valid: auto, "
                              + ", ".join(RESPONSE_FORMATS))

@@ -76,3 +76,30 @@ def test_must_show_the_sample_through_a_stub_with_broken_replies(tmp_path):
     assert figures["response_format"] == "json_object" and figures["declined_formats"] == ["json_schema"]
     assert figures["fallbacks"] >= figures["scenarios"]["no_json"] > 0
     assert figures["repair_turns"] > 0 and figures["cost_usd"] == 0
+
+
+def test_the_load_page_distills_with_a_model_the_server_lists(palace, tmp_path, monkeypatch):
+    from test_app import clean, start
+
+    fill(palace, n=3)
+    monkeypatch.setenv("PALACE_LAB_DB", str(tmp_path / "palace.db"))
+    monkeypatch.setenv("PALACE_LAB_EMBEDDER", "fake")
+    with OpenAIStub(models=("qwen2.5:0.5b-instruct", MODEL)) as stub:
+        at = start("pages/load.py")
+        at.radio(key="load_backend").set_value("openai-compat").run()
+        at.text_input(key="load_url").set_value(stub.base_url + "/v1").run()
+        clean(at)
+        assert at.selectbox(key="load_local_model").options == ["llama3.2:1b", "qwen2.5:0.5b-instruct"]
+        at.selectbox(key="load_local_model").set_value(MODEL).run()
+        assert any(f"openai-compat:{MODEL}:" in c.value and "3 pending" in c.value for c in at.caption)
+        at.button(key="load_distill").click().run()
+        clean(at)
+        assert "3 cards made" in at.success[0].value and "0 fallbacks" in at.success[0].value
+        assert len(stub.calls()) == 3
+        at.text_input(key="load_url").set_value("http://127.0.0.1:9/v1").run()
+    assert not at.exception  # an unreachable server: one clear line, and a field to type in
+    assert any("No model list: cannot list the models" in c.value for c in at.caption)
+    assert [e.value for e in at.error] == [
+        "the openai-compat backend needs a model name; the server's /v1/models lists them"]
+    at.text_input(key="load_local_model_name").set_value(MODEL).run()
+    clean(at)

@@ -27,7 +27,7 @@ from palace_lab.distill.llm_distiller import DEFAULT_MAX_EXCHANGE_CHARS, LLMDist
 from palace_lab.distill.prompt import DEFAULT_TEMPLATE
 from palace_lab.errors import DistillError
 from palace_lab.llm_cost import price_or_free
-from palace_lab.llm_openai import BACKEND, OpenAICompatClient, api_base
+from palace_lab.llm_openai import BACKEND, OpenAICompatClient, api_base, require_model
 
 
 def key_from_env(variable: str | None) -> str | None:
@@ -64,9 +64,7 @@ class OpenAICompatDistiller(LLMDistiller):
         max_exchange_chars: int = DEFAULT_MAX_EXCHANGE_CHARS,
         fallback: Distiller | None = None,
     ) -> None:
-        if not model:
-            raise DistillError(f"the {BACKEND} distiller needs a model name (--model); the "
-                               "server's /v1/models lists them")
+        require_model(model)
         self.base_url = api_base(base_url)
         self.prices = prices
         super().__init__(
