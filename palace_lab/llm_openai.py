@@ -38,18 +38,8 @@ from typing import Any
 from urllib.parse import urlsplit
 
 from palace_lab.errors import DistillError
-from palace_lab.llm_base import (
-    FAILED,
-    FATAL,
-    TRANSIENT,
-    Check,
-    LLMResult,
-    StructuredClient,
-    System,
-    Tool,
-    repair_note,
-    validated,
-)
+from palace_lab.llm_base import (FAILED, FATAL, TRANSIENT, Check, LLMResult, StructuredClient,
+                                  System, Tool, repair_note, validated)
 from palace_lab.llm_cost import Prices, Usage, estimate_tokens, price_or_free
 
 BACKEND = "openai-compat"

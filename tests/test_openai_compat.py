@@ -10,10 +10,13 @@ from __future__ import annotations
 import json
 import socket
 import time
+from functools import partial
 
 import pytest
+from anthropic_stub import AnthropicStub
 from openai_stub import OpenAIStub, answer, error, raw, slow
-from test_llm_and_anthropic_distiller import exchange, good_answer
+from test_llm_and_anthropic_distiller import SECRET_BODY, SECRETS, exchange, good_answer
+from test_llm_and_anthropic_distiller import distiller as anthropic_distiller
 
 from palace_lab.distill import get_distiller
 from palace_lab.distill.base import CorpusStats
@@ -25,23 +28,21 @@ from palace_lab.llm_openai import OpenAICompatClient, api_base, list_models, par
 
 MODEL = "qwen2.5:0.5b-instruct"
 STATS = CorpusStats()
-SECRETS = {
-    "anthropic_api_key": "sk-ant-api03-" + "Zq8" * 20,
-    "aws_access_key": "AKIA" + "Q7X2" * 4,
-    "url_password": "Tr0ub4dor-3x",
-    "env_secret": "s3cr3t-" + "9f" * 10,
-}
-SECRET_BODY = (
-    f"ANTHROPIC={SECRETS['anthropic_api_key']}\naws {SECRETS['aws_access_key']}\n"
-    f"git clone https://bob:{SECRETS['url_password']}@git.example.com/r.git\n"
-    f"DB_PASSWORD={SECRETS['env_secret']}\n"
-)
 
 
 @pytest.fixture
 def stub():
     with OpenAIStub() as server:
         yield server
+
+
+@pytest.fixture(params=["anthropic", "openai-compat"])
+def either(request):
+    """(stub, distiller factory) of each transport."""
+    stubs = {"anthropic": (AnthropicStub, anthropic_distiller), "openai-compat": (OpenAIStub, distiller)}
+    server_type, factory = stubs[request.param]
+    with server_type() as server:
+        yield server, partial(factory, server)
 
 
 def distiller(stub: OpenAIStub, **options) -> OpenAICompatDistiller:
@@ -63,16 +64,24 @@ def leaked(stub: OpenAIStub) -> list[str]:
 # ------------------------------------------------------------------------------ cards
 
 
-def test_a_valid_card_with_the_project_prompt_no_key_and_no_cost(stub):
+def test_a_valid_card_is_versioned_by_backend_and_model(either):
+    stub, make = either
     stub.push(answer(good_answer()))
+    d = make()
+    made = d.distill_batch([exchange(1)], stats=STATS)[0]
+    assert made.error is None and not made.card.fallback
+    assert made.card.distiller == d.version == f"{d.backend}:{d.model}:{prompt_hash(DEFAULT_TEMPLATE)}"
+    assert made.card.to_dict() | {"distiller": "-"} == {
+        "exchange_id": exchange(1).exchange_id, "distiller": "-",
+        "exchange_core": "Raised pool_size to 40.", "specific_context": "pool_size",
+        "room_assignments": good_answer()["room_assignments"], "files_touched": ["config/db_1.yaml"],
+        "fallback": False}
+
+
+def test_the_request_carries_the_project_prompt_no_key_and_costs_nothing(stub):
     d = distiller(stub)
-    [outcome] = d.distill_batch([exchange(1)], stats=STATS)
-    card = outcome.card
-    assert outcome.error is None and not card.fallback
-    assert card.distiller == d.version == f"openai-compat:{MODEL}:{prompt_hash(DEFAULT_TEMPLATE)}"
-    assert (card.exchange_core, card.specific_context) == ("Raised pool_size to 40.", "pool_size")
-    assert card.files_touched == ("config/db_1.yaml",)
-    [call] = stub.calls()
+    outcome = d.distill_batch([exchange(1)], stats=STATS)[0]
+    call = stub.calls()[-1]
     body = call.body
     assert "authorization" not in call.headers  # no key unless one is named
     system, user = body["messages"]
@@ -121,28 +130,48 @@ def test_an_answer_still_invalid_after_the_repair_is_a_marked_fallback(stub):
     assert "does not occur in the exchange" in outcome.error
 
 
-def test_500_is_retried_and_giving_up_falls_back(stub):
-    stub.push(error(500), answer(good_answer()), error(503), error(502), error(500))
-    d = distiller(stub, max_retries=2)
-    good, gave_up = d.distill_batch([exchange(1), exchange(2)], stats=STATS)
-    assert not good.card.fallback and good.error is None
-    assert gave_up.card.fallback and "gave up after 3 attempts: HTTP 500" in gave_up.error
-    assert len(stub.calls()) == 5
+def test_5xx_until_give_up_falls_back_with_the_error(stub):
+    stub.push(error(503), error(502), error(500))
+    [outcome] = distiller(stub, max_retries=2).distill_batch([exchange(1)], stats=STATS)
+    assert outcome.card.fallback and "gave up after 3 attempts: HTTP 500" in outcome.error
+    assert len(stub.calls()) == 3
 
 
-def test_a_timeout_is_retried(stub):
+# Both transports share one policy (palace_lab.llm_base): these hold for each of them.
+
+
+def test_500_is_retried(either):
+    stub, make = either
+    stub.push(error(500), answer(good_answer()))
+    [outcome] = make().distill_batch([exchange(1)], stats=STATS)
+    assert len(stub.calls()) == 2 and not outcome.card.fallback
+
+
+def test_a_timeout_is_retried(either):
+    stub, make = either
     stub.push(slow(3.0), answer(good_answer()))
     start = time.monotonic()
-    [outcome] = distiller(stub, timeout=0.3).distill_batch([exchange(1)], stats=STATS)
+    [outcome] = make(timeout=0.3).distill_batch([exchange(1)], stats=STATS)
     assert time.monotonic() - start < 2.5
     assert len(stub.calls()) == 2 and outcome.error is None
 
 
-def test_429_waits_for_retry_after(stub):
+def test_429_is_retried_after_retry_after(either):
+    stub, make = either
     stub.push(error(429, retry_after=0.2), answer(good_answer()))
     start = time.monotonic()
-    [outcome] = distiller(stub).distill_batch([exchange(1)], stats=STATS)
-    assert time.monotonic() - start >= 0.2 and outcome.error is None
+    [outcome] = make().distill_batch([exchange(1)], stats=STATS)
+    assert time.monotonic() - start >= 0.2
+    assert len(stub.calls()) == 2 and outcome.error is None
+
+
+def test_concurrency_is_bounded(either):
+    stub, make = either
+    stub.push(*[slow(0.15) for _ in range(6)])
+    outcomes = make(max_concurrency=2).distill_batch([exchange(i) for i in range(6)], stats=STATS)
+    assert all(o.error is None for o in outcomes)
+    assert stub.max_in_flight == 2
+    assert [o.card.exchange_id for o in outcomes] == [exchange(i).exchange_id for i in range(6)]
 
 
 @pytest.mark.parametrize("formats, used", [((), "none"), (("json_object",), "json_object")])
@@ -180,15 +209,6 @@ def test_an_unknown_model_or_a_stopped_server_stops_the_run_with_one_line(stub):
     d = OpenAICompatDistiller(model=MODEL, base_url=f"http://127.0.0.1:{port}")
     with pytest.raises(DistillError, match="is the server running"):
         d.distill_batch([exchange(1)], stats=STATS)
-
-
-def test_concurrency_is_bounded(stub):
-    stub.push(*[slow(0.15) for _ in range(6)])
-    outcomes = distiller(stub, max_concurrency=2).distill_batch([exchange(i) for i in range(6)],
-                                                                stats=STATS)
-    assert all(o.error is None for o in outcomes)
-    assert stub.max_in_flight == 2
-    assert [o.card.exchange_id for o in outcomes] == [exchange(i).exchange_id for i in range(6)]
 
 
 # ------------------------------------------------------------------------------ money, keys
