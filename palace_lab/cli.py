@@ -157,7 +157,7 @@ def build_parser() -> argparse.ArgumentParser:
                    "holding the server's key (default: no key is sent)")
     c.add_argument("--concurrency", type=int, help="LLM backends: requests at once")
     c.add_argument("--timeout", type=float, help="LLM backends: seconds per answer")
-    c.add_argument("--prices", metavar="JSON", help="LLM backends: USD per Mtok, "
+    c.add_argument("--prices", metavar="FILE", help="LLM backends: a JSON file of USD per Mtok, "
                    '{"MODEL": {"input": ..., "output": ...}} (openai-compat costs 0 without)')
     c.add_argument("--limit", type=int, help="distill at most N pending exchanges")
     c.add_argument("--yes", action="store_true", help="confirm a paid run's cost estimate")
