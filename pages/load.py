@@ -5,7 +5,8 @@ from pathlib import Path
 import streamlit as st
 
 from palace_lab.distill import get_distiller
-from ui.loading import load_sample, run_distill, run_ingest, save_uploads, show_report
+from ui.loading import (BACKENDS, distiller_options, load_sample, run_distill, run_ingest,
+                        save_uploads, show_report)
 from ui.state import SAMPLE_DATA, guard, palace
 
 st.title("Load & distill")
@@ -35,16 +36,10 @@ with guard():
 
 st.divider()
 st.subheader("Distill")
-backend = st.radio("Distiller", ["rules", "anthropic"], horizontal=True, key="load_backend",
-                   captions=["offline, deterministic, free", "Claude (opt-in, paid)"])
+backend = st.radio("Distiller", list(BACKENDS), horizontal=True, key="load_backend",
+                   captions=list(BACKENDS.values()))
 with guard():
-    options = {}
-    if backend == "anthropic":
-        options["api_key"] = st.text_input("Anthropic API key (kept for this session only)",
-                                           type="password", key="load_key") or None
-        options["model"] = st.text_input("Model", "claude-haiku-4-5", key="load_model")
-        options["max_cost_usd"] = st.number_input("Hard cost cap (USD)", 0.0, 1000.0, 1.0, key="load_cap")
-    distiller = get_distiller(backend, **options)
+    distiller = get_distiller(backend, **distiller_options(backend))
     pending = p.pending_exchanges(distiller.version)
     estimate = distiller.estimate_cost(pending)
     st.caption(f"Version **{distiller.version}** · {len(pending):,} pending of {p.count('exchanges'):,} exchanges"

@@ -91,10 +91,10 @@ def cmd_distill(args) -> None:
     from palace_lab.distill import get_distiller
     from palace_lab.distill.run import distill_palace
 
-    options = {"model": args.model} if args.model else {}
-    if args.max_cost is not None:
-        options["max_cost_usd"] = args.max_cost
-    distiller = get_distiller(args.distiller, **options)
+    given = {"model": args.model, "max_cost_usd": args.max_cost, "base_url": args.base_url,
+             "api_key_env": args.api_key_env, "max_concurrency": args.concurrency,
+             "timeout": args.timeout, "prices": args.prices}
+    distiller = get_distiller(args.distiller, **{k: v for k, v in given.items() if v is not None})
     with _palace(args) as palace, _progress(f"distill {distiller.version}") as bar:
         pending = palace.pending_exchanges(distiller.version)
         estimate = distiller.estimate_cost(pending)
@@ -149,9 +149,17 @@ def build_parser() -> argparse.ArgumentParser:
     c = command("cards", cmd_cards, "list distilled cards of one distiller version")
     c.add_argument("--distiller", help="distiller version (default: the latest)")
     c = command("distill", cmd_distill, "distill pending exchanges into cards")
-    c.add_argument("--distiller", default="rules", help="backend: rules (default) or anthropic")
-    c.add_argument("--model", help="model for the anthropic backend")
-    c.add_argument("--max-cost", type=float, help="hard cost cap in USD (anthropic)")
+    c.add_argument("--distiller", default="rules",
+                   help="backend: rules (default), anthropic or openai-compat")
+    c.add_argument("--model", help="model for the anthropic or openai-compat backend")
+    c.add_argument("--max-cost", type=float, help="hard cost cap in USD (LLM backends)")
+    c.add_argument("--base-url", help="openai-compat: the server, e.g. http://127.0.0.1:11434/v1")
+    c.add_argument("--api-key-env", metavar="VAR", help="openai-compat: environment variable "
+                   "holding the server's key (default: no key is sent)")
+    c.add_argument("--concurrency", type=int, help="LLM backends: requests at once")
+    c.add_argument("--timeout", type=float, help="LLM backends: seconds per answer")
+    c.add_argument("--prices", metavar="FILE", help="LLM backends: a JSON file of USD per Mtok, "
+                   '{"MODEL": {"input": ..., "output": ...}} (openai-compat costs 0 without)')
     c.add_argument("--limit", type=int, help="distill at most N pending exchanges")
     c.add_argument("--yes", action="store_true", help="confirm a paid run's cost estimate")
     c = command("budget", cmd_budget, "token budgets of the verbatim and distilled layers")

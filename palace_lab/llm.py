@@ -1,41 +1,49 @@
-"""A small client layer over the Anthropic SDK, shared by every paid feature.
+"""The Anthropic transport of the structured LLM client, shared by every paid feature.
 
 The distiller, the LLM grader and the compression judge all need the same thing: send a fixed
 instruction prefix plus one item, get back a JSON object that matches a schema, pay as little
-as possible and never more than the person allowed. :class:`LLMClient` does that.
+as possible and never more than the person allowed. :class:`LLMClient` does that over the
+Anthropic Messages API; the policy it shares with the OpenAI-compatible client (validation,
+one repair turn, retries with backoff, the cost cap) lives in :mod:`palace_lab.llm_base`.
 
 Invariants:
 
 - The ``anthropic`` SDK is imported inside functions only, so ``import palace_lab`` stays fast
   and works without it.
 - Structured output is a forced tool call (``tool_choice`` names the one tool whose
-  ``input_schema`` is the answer's schema). The answer is validated here
-  (:func:`palace_lab.llm_schema.validate`); an invalid answer gets exactly ONE repair turn (the
-  errors go back as an error ``tool_result``), then the call returns a failed
-  :class:`LLMResult` instead of raising.
-- Transient failures (429, 529, other 5xx, timeouts, dropped connections) are retried with
-  exponential backoff and jitter, honouring ``retry-after``; the SDK's own retries are off so
-  one policy applies. A refused key, a forbidden or unknown model raises
-  :class:`~palace_lab.errors.DistillError`: every later call would fail the same way.
+  ``input_schema`` is the answer's schema); the repair turn sends the errors back as an error
+  ``tool_result``.
+- Transient failures are 429, 529, other 5xx, timeouts and dropped connections; the SDK's own
+  retries are off so one policy applies. A refused key, a forbidden or unknown model raises
+  :class:`~palace_lab.errors.DistillError`.
 - The fixed system prefix carries ``cache_control: {"type": "ephemeral"}``.
-- Money goes through :class:`palace_lab.llm_cost.Budget`: a call that could pass the cap is
-  refused with :class:`~palace_lab.errors.BudgetExceededError` before it is sent.
 """
 
 from __future__ import annotations
 
 import json
-import random
-import threading
-import time
-from collections.abc import Callable, Iterable, Mapping, Sequence
-from concurrent.futures import ThreadPoolExecutor
-from dataclasses import dataclass, field, replace
+from collections.abc import Callable, Mapping, Sequence
+from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
-from palace_lab.errors import BudgetExceededError, DistillError
-from palace_lab.llm_cost import (  # noqa: F401 - re-exported: the one import for callers
+from palace_lab.errors import DistillError
+from palace_lab.llm_base import (  # noqa: F401 - re-exported: the one import for callers
+    FAILED,
+    FATAL,
+    TRANSIENT,
+    BoundedRun,
+    CallFailed,
+    Check,
+    LLMResult,
+    StructuredClient,
+    System,
+    Tool,
+    repair_note,
+    run_bounded,
+    validated,
+)
+from palace_lab.llm_cost import (  # noqa: F401 - re-exported
     BATCH_DISCOUNT,
     PRICES_USD_PER_MTOK,
     Budget,
@@ -53,48 +61,10 @@ from palace_lab.llm_schema import validate  # noqa: F401 - re-exported
 
 __all__ = [
     "BATCH_DISCOUNT", "PRICES_USD_PER_MTOK", "BatchStatus", "BoundedRun", "Budget", "LLMClient",
-    "LLMResult", "Tool", "Usage", "cost_of", "estimate_cost", "estimate_tokens",
-    "interpret_reply", "load_prices", "price_for", "resolve_prices", "run_bounded",
-    "system_with_cache", "validate", "worst_case_cost",
+    "LLMResult", "StructuredClient", "Tool", "Usage", "cost_of", "estimate_cost",
+    "estimate_tokens", "interpret_reply", "load_prices", "price_for", "resolve_prices",
+    "run_bounded", "system_with_cache", "validate", "worst_case_cost",
 ]
-
-MAX_RETRY_AFTER_S = 120.0
-System = str | Sequence[str | Mapping[str, Any]]
-Check = Callable[[dict], list[str]]
-
-
-@dataclass(frozen=True)
-class LLMResult:
-    """A validated JSON answer, or the reason there is none (``error``). Never both."""
-
-    data: dict | None
-    error: str | None = None
-    usage: Usage = field(default_factory=Usage)
-    cost_usd: float = 0.0
-    attempts: int = 0  # HTTP attempts; 0 when nothing was answered
-    repaired: bool = False
-    reply: tuple[dict, ...] = ()  # the assistant's content blocks, kept for a repair turn
-
-    @property
-    def ok(self) -> bool:
-        return self.error is None and self.data is not None
-
-
-@dataclass(frozen=True)
-class Tool:
-    """The one tool a structured call forces: its input schema is the answer's schema."""
-
-    schema: Mapping[str, Any]
-    name: str = "record_answer"
-    description: str = "Record the answer."
-    max_tokens: int = 1024
-
-    def definition(self) -> dict:
-        return {
-            "name": self.name,
-            "description": self.description,
-            "input_schema": dict(self.schema),
-        }
 
 
 @dataclass(frozen=True)
@@ -108,64 +78,13 @@ class BatchStatus:
         return self.processing_status == "ended"
 
 
-class _CallFailed(Exception):
-    """A call that failed for good (retries exhausted, or a non-retryable 4xx)."""
-
-    def __init__(self, message: str, attempts: int) -> None:
-        super().__init__(message)
-        self.attempts = attempts
-
-
-# ---------------------------------------------------------------------------- concurrency
-
-
-@dataclass(frozen=True)
-class BoundedRun:
-    """Results of :func:`run_bounded` in input order (None where not run) and the stop error."""
-
-    results: list
-    error: BaseException | None = None
-
-
-def run_bounded(
-    fn: Callable[[Any], Any],
-    items: Sequence[Any],
-    *,
-    max_concurrency: int,
-    stop_on: tuple[type[BaseException], ...] = (BudgetExceededError,),
-) -> BoundedRun:
-    """Run ``fn`` over ``items`` on at most ``max_concurrency`` threads.
-
-    The first ``stop_on`` error stops new items from starting; items already running finish
-    and keep their results. Any other exception also stops new items (a refused key must not
-    be tried a thousand more times) and is raised once the running items are done.
-    """
-    stop = threading.Event()
-    errors: list[BaseException] = []
-
-    def guarded(item: Any) -> Any:
-        if stop.is_set():
-            return None
-        try:
-            return fn(item)
-        except Exception as exc:  # noqa: BLE001 - recorded, then re-raised below or returned
-            stop.set()
-            errors.append(exc)
-            return None
-
-    with ThreadPoolExecutor(max_workers=max(1, max_concurrency)) as pool:
-        results = list(pool.map(guarded, items))
-    fatal = [e for e in errors if not isinstance(e, stop_on)]
-    if fatal:
-        raise fatal[0]
-    return BoundedRun(results, errors[0] if errors else None)
-
-
 # ---------------------------------------------------------------------------- the client
 
 
-class LLMClient:
-    """One model, one key, one budget. Thread-safe: share it between worker threads."""
+class LLMClient(StructuredClient):
+    """One model, one key, one budget over the Anthropic Messages API. Thread-safe."""
+
+    backend = "anthropic"
 
     def __init__(
         self,
@@ -186,34 +105,15 @@ class LLMClient:
                 "no Anthropic API key: set ANTHROPIC_API_KEY or pass api_key "
                 "(the rules distiller works offline without one)"
             )
-        if max_retries < 0 or max_concurrency < 1:
-            raise ValueError("max_retries must be >= 0 and max_concurrency >= 1")
-        self.model, self.max_retries, self.timeout = model, max_retries, timeout
-        self.max_concurrency = max_concurrency
-        self.backoff_base_s, self.backoff_max_s = backoff_base_s, backoff_max_s
         self.prices = resolve_prices(prices)
-        self.price = price_for(model, self.prices)
-        self.budget = Budget(self.price, max_cost_usd)
+        super().__init__(
+            model=model, price=price_for(model, self.prices), max_retries=max_retries,
+            timeout=timeout, max_concurrency=max_concurrency, max_cost_usd=max_cost_usd,
+            backoff_base_s=backoff_base_s, backoff_max_s=backoff_max_s,
+        )
         self._api_key, self._base_url = api_key, base_url
         self._sdk_client: Any = None
-        self._lock = threading.Lock()
         self._batch_reserved: dict[str, float] = {}
-
-    @property
-    def spent_usd(self) -> float:
-        return self.budget.spent_usd
-
-    @property
-    def usage(self) -> Usage:
-        return self.budget.usage
-
-    def estimate_cost(
-        self, texts: Iterable[str], expected_output_tokens: int, *, batch: bool = False
-    ) -> float:
-        """See :func:`palace_lab.llm_cost.estimate_cost`, at this client's model and prices."""
-        return estimate_cost(
-            texts, expected_output_tokens, model=self.model, prices=self.prices, batch=batch
-        )
 
     # -- transport ---------------------------------------------------------------------
 
@@ -231,16 +131,7 @@ class LLMClient:
                 )
             return self._sdk_client
 
-    def backoff_delay(self, attempt: int, exc: BaseException | None = None) -> float:
-        """``retry-after`` when the server gave one, else exponential backoff with jitter."""
-        hinted = _retry_after_seconds(exc)
-        if hinted is not None:
-            return min(hinted, MAX_RETRY_AFTER_S)
-        ceiling = min(self.backoff_max_s, self.backoff_base_s * (2**attempt))
-        return ceiling / 2 + random.uniform(0, ceiling / 2)
-
-    def with_retries(self, fn: Callable[[], Any]) -> tuple[Any, int]:
-        """``fn()`` under the retry policy: (value, attempts), or raises ``_CallFailed``."""
+    def classify(self, exc: BaseException) -> str | None:
         import anthropic
 
         transient = (
@@ -255,21 +146,17 @@ class LLMClient:
             anthropic.PermissionDeniedError,
             anthropic.NotFoundError,  # an unknown model name
         )
-        last: BaseException | None = None
-        for attempt in range(self.max_retries + 1):
-            try:
-                return fn(), attempt + 1
-            except fatal as exc:
-                refused = f"the Anthropic API refused the request: {_describe(exc)}"
-                raise DistillError(refused) from None
-            except transient as exc:
-                last = exc
-                if attempt < self.max_retries:
-                    time.sleep(self.backoff_delay(attempt, exc))
-            except anthropic.APIStatusError as exc:
-                raise _CallFailed(_describe(exc), attempt + 1) from None
-        attempts = self.max_retries + 1
-        raise _CallFailed(f"gave up after {attempts} attempts: {_describe(last)}", attempts)
+        if isinstance(exc, fatal):
+            return FATAL
+        if isinstance(exc, transient):
+            return TRANSIENT
+        return FAILED if isinstance(exc, anthropic.APIStatusError) else None
+
+    def describe(self, exc: BaseException | None) -> str:
+        return _describe(exc)
+
+    def refused(self, exc: BaseException) -> str:
+        return f"the Anthropic API refused the request: {_describe(exc)}"
 
     # -- structured calls --------------------------------------------------------------
 
@@ -284,66 +171,24 @@ class LLMClient:
             "messages": messages,
         }
 
-    def _ask(self, system_blocks: System, messages: list[dict], tool: Tool, check) -> LLMResult:
-        params = self.message_params(system_blocks, messages, tool)
-        sent = json.dumps([params["system"], params["tools"], messages], ensure_ascii=False)
-        held = self.budget.reserve(worst_case_cost(sent, tool.max_tokens, self.price))
-        try:
-            message, attempts = self.with_retries(lambda: self.sdk().messages.create(**params))
-        except _CallFailed as exc:
-            self.budget.settle(held, Usage())
-            return LLMResult(None, str(exc), attempts=exc.attempts)
-        except BaseException:
-            self.budget.settle(held, Usage())
-            raise
-        usage = Usage.from_api(getattr(message, "usage", None))
-        cost = self.budget.settle(held, usage)
+    def request(self, system_blocks: System, messages: list[dict], tool: Tool) -> dict:
+        return self.message_params(system_blocks, messages, tool)
+
+    def send(self, body: dict) -> tuple[tuple[dict, ...], Usage]:
+        message = self.sdk().messages.create(**body)
         blocks = tuple(_block_dict(b) for b in (message.content or ()))
-        return interpret_reply(blocks, tool, check, usage=usage, cost=cost, attempts=attempts)
+        return blocks, Usage.from_api(getattr(message, "usage", None))
 
-    def call_json(
-        self,
-        system_blocks: System,
-        user_text: str,
-        schema: Mapping[str, Any],
-        *,
-        tool_name: str = "record_answer",
-        tool_description: str = "Record the answer.",
-        max_tokens: int = 1024,
-        check: Check | None = None,
-    ) -> LLMResult:
-        """Ask for one JSON object matching ``schema``; one repair turn if it does not.
+    def interpret(self, reply: tuple[dict, ...], tool: Tool, check: Check | None, *,
+                  usage: Usage, cost: float, attempts: int) -> LLMResult:
+        return interpret_reply(reply, tool, check, usage=usage, cost=cost, attempts=attempts)
 
-        ``check`` adds errors the schema cannot express (e.g. "copied exactly"). Returns a
-        failed :class:`LLMResult` when the call fails or the repaired answer is still invalid;
-        raises only :class:`BudgetExceededError` and :class:`DistillError` (bad key/model).
-        """
-        tool = Tool(schema, tool_name, tool_description, max_tokens)
-        first = self._ask(system_blocks, [{"role": "user", "content": user_text}], tool, check)
-        if first.ok or not first.reply:
-            return first
-        return self.repair(system_blocks, user_text, tool, first, check=check)
-
-    def repair(
-        self, system_blocks: System, user_text: str, tool: Tool, failed: LLMResult, *,
-        check: Check | None = None,
-    ) -> LLMResult:
-        """The one repair turn: send ``failed.error`` back and validate the new answer."""
-        messages = [
+    def repair_messages(self, user_text: str, failed: LLMResult, tool: Tool) -> list[dict]:
+        return [
             {"role": "user", "content": user_text},
             {"role": "assistant", "content": list(failed.reply)},
             {"role": "user", "content": _repair_turn(failed, tool.name)},
         ]
-        second = self._ask(system_blocks, messages, tool, check)
-        error = None if second.ok else f"{second.error} (after one repair; first: {failed.error})"
-        return replace(
-            second,
-            error=error,
-            usage=failed.usage + second.usage,
-            cost_usd=failed.cost_usd + second.cost_usd,
-            attempts=failed.attempts + second.attempts,
-            repaired=True,
-        )
 
     # -- message batches ---------------------------------------------------------------
 
@@ -366,7 +211,7 @@ class LLMClient:
             )
         except BaseException as exc:
             self.budget.settle(held, Usage())
-            if isinstance(exc, _CallFailed):
+            if isinstance(exc, CallFailed):
                 raise DistillError(f"could not submit the batch: {exc}") from None
             raise
         with self._lock:
@@ -377,7 +222,7 @@ class LLMClient:
         """The batch's processing status and request counts."""
         try:
             batch, _ = self.with_retries(lambda: self.sdk().messages.batches.retrieve(batch_id))
-        except _CallFailed as exc:
+        except CallFailed as exc:
             raise DistillError(f"could not poll batch {batch_id}: {exc}") from None
         counts = batch.request_counts
         counts = counts.model_dump() if hasattr(counts, "model_dump") else dict(counts or {})
@@ -395,7 +240,7 @@ class LLMClient:
             lines, _ = self.with_retries(
                 lambda: list(self.sdk().messages.batches.results(batch_id))
             )
-        except _CallFailed as exc:
+        except CallFailed as exc:
             raise DistillError(f"could not read the results of batch {batch_id}: {exc}") from None
         results = {line.custom_id: self._batch_item(line, tool, check) for line in lines}
         with self._lock:
@@ -432,17 +277,12 @@ def interpret_reply(
     usage: Usage, cost: float, attempts: int,
 ) -> LLMResult:
     """Find the tool call among the assistant's blocks and validate its input."""
-    common = dict(usage=usage, cost_usd=cost, attempts=attempts, reply=blocks)
     calls = [b for b in blocks if b.get("type") == "tool_use" and b.get("name") == tool.name]
     if not calls:
-        return LLMResult(None, f"the answer did not call the tool {tool.name!r}", **common)
+        return LLMResult(None, f"the answer did not call the tool {tool.name!r}", usage=usage,
+                         cost_usd=cost, attempts=attempts, reply=blocks)
     answer = calls[0].get("input")
-    errors = validate(answer, tool.schema)
-    if not errors and check is not None:
-        errors = list(check(answer))
-    if errors:
-        return LLMResult(None, "; ".join(errors), **common)
-    return LLMResult(dict(answer), None, **common)
+    return validated(answer, tool, check, usage=usage, cost=cost, attempts=attempts, reply=blocks)
 
 
 def _block_dict(block: Any) -> dict:
@@ -457,29 +297,12 @@ def _block_dict(block: Any) -> dict:
 
 
 def _repair_turn(failed: LLMResult, tool_name: str) -> list[dict] | str:
-    note = (
-        f"That answer is not valid: {failed.error}. "
-        f"Call {tool_name} again with a corrected answer that follows the schema."
-    )
+    note = repair_note(failed.error, f"Call {tool_name}")
     tool_use = next((b for b in failed.reply if b.get("type") == "tool_use"), None)
     if tool_use is None:
         return note
     return [{"type": "tool_result", "tool_use_id": tool_use["id"], "is_error": True,
              "content": note}]
-
-
-def _retry_after_seconds(exc: BaseException | None) -> float | None:
-    headers = getattr(getattr(exc, "response", None), "headers", None)
-    if not headers:
-        return None
-    for name, scale in (("retry-after-ms", 0.001), ("retry-after", 1.0)):
-        value = headers.get(name)
-        try:
-            if value is not None and float(value) >= 0:
-                return float(value) * scale
-        except ValueError:
-            continue  # an HTTP date: fall back to our own backoff
-    return None
 
 
 def _describe(exc: BaseException | None) -> str:

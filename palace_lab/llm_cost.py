@@ -66,6 +66,20 @@ def resolve_prices(prices: Prices | str | Path | None = None) -> dict[str, dict[
     return table
 
 
+FREE: Mapping[str, float] = {"input": 0.0, "output": 0.0, "cache_read": 0.0, "cache_write": 0.0}
+
+
+def price_or_free(model: str, prices: Prices | str | Path | None) -> Mapping[str, float]:
+    """The price of a model on a server the person runs: free unless ``prices`` (a mapping or
+    a JSON file of the :data:`PRICES_USD_PER_MTOK` shape) names it; Claude's prices never
+    apply there, whatever the model is called."""
+    if prices is None:
+        return FREE
+    if isinstance(prices, (str, Path)):
+        return price_for(model, load_prices(prices))
+    return price_for(model, {m: _complete_price(m, e) for m, e in prices.items()})
+
+
 def price_for(model: str, prices: Prices) -> Mapping[str, float]:
     """The entry for ``model``, or for the longest key it starts with (dated snapshots)."""
     if model in prices:
@@ -143,9 +157,17 @@ def estimate_cost(
     prices: Prices | str | Path | None = None,
     batch: bool = False,
 ) -> float:
-    """Dollars for one call per text: the text as uncached input (counted by
-    :func:`estimate_tokens`) plus ``expected_output_tokens`` of output."""
+    """Dollars for one call per text at ``model``'s price (see :func:`estimate_at`)."""
     price = price_for(model, resolve_prices(prices))
+    return estimate_at(texts, expected_output_tokens, price, batch=batch)
+
+
+def estimate_at(
+    texts: Iterable[str], expected_output_tokens: int, price: Mapping[str, float], *,
+    batch: bool = False,
+) -> float:
+    """Dollars for one call per text: the text as uncached input (counted by
+    :func:`estimate_tokens`) plus ``expected_output_tokens`` of output, at ``price``."""
     total = Usage()
     for text in texts:
         total = total + Usage(estimate_tokens(text), expected_output_tokens)

@@ -19,30 +19,20 @@ from __future__ import annotations
 
 import json
 import re
-import threading
 from collections import deque
-from dataclasses import dataclass, field
-from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 from typing import Any
 
-
-@dataclass(frozen=True)
-class Behaviour:
-    kind: str  # card | answer | text | error | slow | expired
-    data: Any = None
-    status: int = 200
-    headers: dict = field(default_factory=dict)
-    delay: float = 0.0
-
-
-def card(data: dict | None = None) -> Behaviour:
-    """A valid answer (``data`` or a card derived from the request)."""
-    return Behaviour("card", data)
-
-
-def answer(data: dict) -> Behaviour:
-    """A tool call with exactly ``data`` as its input, valid or not."""
-    return Behaviour("answer", data)
+from stub_server import (  # noqa: F401 - re-exported for the tests
+    Behaviour,
+    Recorded,
+    StubHandler,
+    StubServer,
+    answer,
+    card,
+    default_card as _default_card,
+    error,
+    slow,
+)
 
 
 def text(words: str) -> Behaviour:
@@ -59,32 +49,9 @@ _ERROR_TYPES = {
 }
 
 
-def error(status: int, *, retry_after: float | None = None) -> Behaviour:
-    """An HTTP error with the API's error body (and ``retry-after`` when given)."""
-    headers = {} if retry_after is None else {"retry-after": str(retry_after)}
-    return Behaviour("error", status=status, headers=headers)
-
-
-def slow(seconds: float) -> Behaviour:
-    """A valid card, sent only after ``seconds``."""
-    return Behaviour("slow", delay=seconds)
-
-
 def expired() -> Behaviour:
     """A batch item the API never processed."""
     return Behaviour("expired")
-
-
-@dataclass(frozen=True)
-class Recorded:
-    method: str
-    path: str
-    headers: dict[str, str]
-    raw: bytes
-
-    @property
-    def body(self) -> Any:
-        return json.loads(self.raw) if self.raw else None
 
 
 def _user_text(body: dict) -> str:
@@ -94,68 +61,26 @@ def _user_text(body: dict) -> str:
 
 def default_card(body: dict) -> dict:
     """A valid card whose specific_context is the longest word inside ``<exchange>``."""
-    user = _user_text(body)
-    found = re.search(r"<exchange>\n(.*)\n</exchange>", user, re.S)
-    words = (found.group(1) if found else user).split() or ["(empty)"]
-    return {
-        "exchange_core": "Stub summary: " + " ".join(words[:12]),
-        "specific_context": max(words, key=len),
-        "room_assignments": [
-            {"room_type": "concept", "room_key": "stub_room", "room_label": "Stub room", "relevance": 0.8}
-        ],
-    }
+    return _default_card(_user_text(body))
 
 
-class AnthropicStub:
+class AnthropicStub(StubServer):
     """The server. Use as a context manager; queue behaviours with :meth:`push`."""
 
+    answer_path = "/v1/messages"
+
     def __init__(self, *, polls_until_ended: int = 1) -> None:
-        self.queue: deque[Behaviour] = deque()
+        super().__init__()
+        self.handler = _Handler
         self.batch_queue: deque[Behaviour] = deque()
-        self.requests: list[Recorded] = []
         self.batches: dict[str, dict] = {}
         self.polls_until_ended = polls_until_ended
         self._seen_prefixes: set[str] = set()
-        self.in_flight = 0
-        self.max_in_flight = 0  # the most /v1/messages requests served at once
-        self._lock = threading.Lock()
-        self._stop = threading.Event()
-        self._server: ThreadingHTTPServer | None = None
-
-    # -- control -------------------------------------------------------------------------
-
-    def push(self, *behaviours: Behaviour) -> None:
-        self.queue.extend(behaviours)
 
     def push_batch(self, *behaviours: Behaviour) -> None:
         self.batch_queue.extend(behaviours)
 
-    @property
-    def base_url(self) -> str:
-        host, port = self._server.server_address[:2]
-        return f"http://{host}:{port}"
-
-    def calls(self, method: str = "POST", path: str = "/v1/messages") -> list[Recorded]:
-        return [r for r in self.requests if r.method == method and r.path == path]
-
-    def __enter__(self) -> "AnthropicStub":
-        handler = type("Handler", (_Handler,), {"stub": self})
-        self._server = ThreadingHTTPServer(("127.0.0.1", 0), handler)
-        self._server.daemon_threads = True
-        threading.Thread(target=self._server.serve_forever, args=(0.02,), daemon=True).start()
-        return self
-
-    def __exit__(self, *exc: object) -> None:
-        self._stop.set()
-        self._server.shutdown()
-        self._server.server_close()
-
     # -- answers -------------------------------------------------------------------------
-
-    def next_behaviour(self, batch: bool = False) -> Behaviour:
-        queue = self.batch_queue if batch else self.queue
-        with self._lock:
-            return queue.popleft() if queue else card()
 
     def usage(self, body: dict, output: Any) -> dict:
         system = json.dumps(body.get("system", ""))
@@ -199,7 +124,7 @@ class AnthropicStub:
         return self.batch_object(batch_id)
 
     def _batch_line(self, request: dict) -> dict:
-        behaviour = self.next_behaviour(batch=True)
+        behaviour = self.next_behaviour(self.batch_queue)
         if behaviour.kind == "error":
             err = {"type": "error", "error": {"type": "api_error", "message": "stub item failure"}}
             result = {"type": "errored", "error": err}
@@ -235,33 +160,8 @@ def _not_found(path: str) -> dict:
     return {"type": "error", "error": {"type": "not_found_error", "message": path}}
 
 
-class _Handler(BaseHTTPRequestHandler):
+class _Handler(StubHandler):
     stub: AnthropicStub
-
-    def log_message(self, *args: object) -> None:  # keep pytest output clean
-        pass
-
-    def _record(self) -> Recorded:
-        length = int(self.headers.get("content-length") or 0)
-        raw = self.rfile.read(length) if length else b""
-        headers = {k.lower(): v for k, v in self.headers.items()}
-        rec = Recorded(self.command, self.path.split("?")[0], headers, raw)
-        with self.stub._lock:
-            self.stub.requests.append(rec)
-        return rec
-
-    def _send(self, status: int, payload: Any, headers: dict | None = None, *, jsonl: bool = False) -> None:
-        data = payload if isinstance(payload, bytes) else json.dumps(payload).encode()
-        try:
-            self.send_response(status)
-            self.send_header("content-type", "application/x-jsonl" if jsonl else "application/json")
-            self.send_header("content-length", str(len(data)))
-            for k, v in (headers or {}).items():
-                self.send_header(k, v)
-            self.end_headers()
-            self.wfile.write(data)
-        except (BrokenPipeError, ConnectionResetError):  # the client gave up (timeout test)
-            pass
 
     def do_POST(self) -> None:  # noqa: N802 - http.server's naming
         rec = self._record()
@@ -269,14 +169,8 @@ class _Handler(BaseHTTPRequestHandler):
             return self._send(200, self.stub.create_batch(rec.body))
         if rec.path != "/v1/messages":
             return self._send(404, _not_found(rec.path))
-        with self.stub._lock:
-            self.stub.in_flight += 1
-            self.stub.max_in_flight = max(self.stub.max_in_flight, self.stub.in_flight)
-        try:
+        with self.stub.serving():
             self._answer(rec)
-        finally:
-            with self.stub._lock:
-                self.stub.in_flight -= 1
 
     def _answer(self, rec: Recorded) -> None:
         behaviour = self.stub.next_behaviour()
@@ -284,7 +178,7 @@ class _Handler(BaseHTTPRequestHandler):
             kind = _ERROR_TYPES.get(behaviour.status, "api_error")
             body = {"type": "error", "error": {"type": kind, "message": f"stub {behaviour.status}"}}
             return self._send(behaviour.status, body, behaviour.headers)
-        if behaviour.kind == "slow" and self.stub._stop.wait(behaviour.delay):
+        if self.stub.wait(behaviour):
             return None
         self._send(200, self.stub.message(rec.body, behaviour))
 
@@ -296,7 +190,7 @@ class _Handler(BaseHTTPRequestHandler):
         batch_id = m.group(1)
         if m.group(2):
             lines = "".join(json.dumps(r) + "\n" for r in self.stub.batches[batch_id]["results"])
-            return self._send(200, lines.encode(), jsonl=True)
+            return self._send(200, lines.encode(), content_type="application/x-jsonl")
         with self.stub._lock:
             self.stub.batches[batch_id]["polls"] += 1
         self._send(200, self.stub.batch_object(batch_id))

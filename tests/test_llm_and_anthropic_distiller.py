@@ -130,15 +130,11 @@ def good_answer(detail: str = "pool_size", key: str = "connection_pool") -> dict
 
 
 def test_a_valid_card_with_cache_control_auth_and_cost(stub):
+    # The card itself and its version: test_openai_compat.py checks them for both transports.
     stub.push(answer(good_answer()))
     d = distiller(stub)
     [outcome] = d.distill_batch([exchange(1)], stats=STATS)
-    card = outcome.card
-    assert outcome.error is None and not card.fallback
-    assert card.distiller == d.version == f"anthropic:claude-haiku-4-5:{prompt_hash(DEFAULT_TEMPLATE)}"
-    assert (card.exchange_core, card.specific_context) == ("Raised pool_size to 40.", "pool_size")
-    assert card.room_assignments[0].room_key == "connection_pool"
-    assert card.files_touched  # from the regex module, or the exchange's own list until it exists
+    assert d.version == f"anthropic:claude-haiku-4-5:{prompt_hash(DEFAULT_TEMPLATE)}"
     [call] = stub.calls()
     body = call.body
     assert call.headers["authorization"] == f"Bearer {KEY}"
@@ -191,20 +187,6 @@ def test_a_text_answer_gets_a_plain_repair_turn(stub):
     assert "did not call the tool" in stub.calls()[1].body["messages"][2]["content"]
 
 
-def test_429_is_retried_after_retry_after(stub):
-    stub.push(error(429, retry_after=0.2), answer(good_answer()))
-    start = time.monotonic()
-    [outcome] = distiller(stub).distill_batch([exchange(1)], stats=STATS)
-    assert time.monotonic() - start >= 0.2
-    assert len(stub.calls()) == 2 and outcome.error is None
-
-
-def test_500_is_retried(stub):
-    stub.push(error(500), answer(good_answer()))
-    [outcome] = distiller(stub).distill_batch([exchange(1)], stats=STATS)
-    assert len(stub.calls()) == 2 and not outcome.card.fallback
-
-
 def test_529_until_give_up_falls_back_with_the_error(stub):
     stub.push(error(529), error(529), error(529))
     d = distiller(stub, max_retries=2)
@@ -226,28 +208,11 @@ def test_the_default_fallback_is_the_rules_distiller(stub):
     assert outcome.card.exchange_core and "InternalServerError (500)" in outcome.error
 
 
-def test_a_timeout_is_retried(stub):
-    stub.push(slow(3.0), answer(good_answer()))
-    start = time.monotonic()
-    [outcome] = distiller(stub, timeout=0.3).distill_batch([exchange(1)], stats=STATS)
-    assert time.monotonic() - start < 2.5
-    assert len(stub.calls()) == 2 and outcome.error is None
-
-
 def test_a_refused_key_stops_the_run_without_trying_every_exchange(stub):
     stub.push(*[error(401) for _ in range(8)])
     with pytest.raises(DistillError, match="refused"):
         distiller(stub, max_concurrency=1).distill_batch([exchange(i) for i in range(8)], stats=STATS)
     assert len(stub.calls()) == 1
-
-
-def test_concurrency_is_bounded(stub):
-    stub.push(*[slow(0.15) for _ in range(6)])
-    d = distiller(stub, max_concurrency=2)
-    outcomes = d.distill_batch([exchange(i) for i in range(6)], stats=STATS)
-    assert all(o.error is None for o in outcomes)
-    assert stub.max_in_flight == 2
-    assert [o.card.exchange_id for o in outcomes] == [exchange(i).exchange_id for i in range(6)]
 
 
 # ------------------------------------------------------------------------------ money
@@ -391,18 +356,21 @@ def test_the_key_comes_from_the_environment(stub, monkeypatch):
     assert stub.calls()[0].headers["authorization"] == "Bearer env-key"
 
 
+SECRETS = {  # planted in an exchange; none may ever reach a server
+    "anthropic_api_key": "sk-ant-api03-" + "Zq8" * 20,
+    "aws_access_key": "AKIA" + "Q7X2" * 4,
+    "url_password": "Tr0ub4dor-3x",
+    "env_secret": "s3cr3t-" + "9f" * 10,
+}
+SECRET_BODY = (
+    f"ANTHROPIC={SECRETS['anthropic_api_key']}\naws {SECRETS['aws_access_key']}\n"
+    f"git clone https://bob:{SECRETS['url_password']}@git.example.com/r.git\n"
+    f"DB_PASSWORD={SECRETS['env_secret']}\n"
+)
+
+
 def test_secrets_in_the_exchange_never_reach_the_api(stub):
-    secrets = {
-        "anthropic_api_key": "sk-ant-api03-" + "Zq8" * 20,
-        "aws_access_key": "AKIA" + "Q7X2" * 4,
-        "url_password": "Tr0ub4dor-3x",
-        "env_secret": "s3cr3t-" + "9f" * 10,
-    }
-    body = (
-        f"ANTHROPIC={secrets['anthropic_api_key']}\naws {secrets['aws_access_key']}\n"
-        f"git clone https://bob:{secrets['url_password']}@git.example.com/r.git\n"
-        f"DB_PASSWORD={secrets['env_secret']}\n"
-    )
+    secrets, body = SECRETS, SECRET_BODY
     leaked = good_answer() | {"exchange_core": f"Used key {secrets['aws_access_key']} to fix pool_size."}
     stub.push(answer(leaked))
     stub.push_batch(answer(good_answer()))

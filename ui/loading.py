@@ -60,6 +60,54 @@ def show_report(report: dict) -> None:
         st.dataframe(pd.DataFrame(errors)[["path", "error"]], width="stretch")
 
 
+BACKENDS = {"rules": "offline, deterministic, free",
+            "anthropic": "Claude (opt-in, paid)",
+            "openai-compat": "a local model: Ollama, llama.cpp, vLLM, LM Studio (free, offline)"}
+
+
+def distiller_options(backend: str) -> dict:
+    """The widgets of the chosen backend; what they say, as the distiller's options."""
+    if backend == "anthropic":
+        return {"api_key": st.text_input("Anthropic API key (kept for this session only)",
+                                         type="password", key="load_key") or None,
+                "model": st.text_input("Model", "claude-haiku-4-5", key="load_model"),
+                "max_cost_usd": st.number_input("Hard cost cap (USD)", 0.0, 1000.0, 1.0,
+                                                key="load_cap")}
+    if backend == "openai-compat":
+        return local_server_options()
+    return {}
+
+
+def local_server_options() -> dict:
+    """Server URL, a model from its /v1/models (typed in when the list cannot be read)."""
+    from palace_lab.llm_openai import OLLAMA_URL
+
+    url = st.text_input("Server (OpenAI-compatible chat completions)", OLLAMA_URL, key="load_url",
+                        help="Ollama serves http://127.0.0.1:11434/v1, llama-server "
+                             "http://127.0.0.1:8080/v1, vLLM http://127.0.0.1:8000/v1")
+    key = st.text_input("API key, for a server that wants one (kept for this session only)",
+                        type="password", key="load_local_key")
+    models, problem = server_models(url, key or None)
+    if models:
+        model = st.selectbox("Model", models, key="load_local_model")
+    else:
+        st.caption(f"No model list: {problem}")
+        model = st.text_input("Model", key="load_local_model_name")
+    return {"base_url": url, "model": model or None, "api_key": key or None}
+
+
+@st.cache_data(ttl=30, max_entries=8, show_spinner=False)
+def server_models(url: str, key: str | None) -> tuple[list[str], str | None]:
+    """(the model ids the server lists, None) or ([], why not)."""
+    from palace_lab.errors import PalaceError
+    from palace_lab.llm_openai import list_models
+
+    try:
+        return list_models(url, api_key=key), None
+    except PalaceError as exc:
+        return [], str(exc)
+
+
 def run_distill(palace, distiller) -> dict:
     from palace_lab.distill.run import distill_palace
 

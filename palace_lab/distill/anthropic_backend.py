@@ -1,23 +1,15 @@
 """The Anthropic distiller: one Claude call per exchange, answered as a structured card.
 
-Concept: each exchange is rendered through the prompt template of
-:mod:`palace_lab.distill.prompt`, redacted, and sent with the fixed instructions as the cached
-system prefix; the model answers by calling the ``record_card`` tool, whose input is checked
-against :data:`~palace_lab.distill.prompt.CARD_SCHEMA` (one repair turn on an invalid answer).
-Small runs go live through a thread pool; large ones (or ``use_batches=True``) through the
-Message Batches API at half price.
+Concept: the shared LLM distiller (:mod:`palace_lab.distill.llm_distiller`: prompt, redaction,
+schema check, one repair turn, fallback card, cost cap) over :class:`palace_lab.llm.LLMClient`,
+whose answer is a forced ``record_card`` tool call and whose system prefix is cached. Small
+runs go live through a thread pool; large ones (or ``use_batches=True``) through the Message
+Batches API at half price.
 
-Invariants:
+Invariants (beyond the shared ones):
 
-- No text leaves the machine unredacted (:func:`palace_lab.redact.redact`), and the card keeps
-  no secret either: its fields are redacted again. ``files_touched`` comes from the regular
-  expression, never from the model.
-- One bad exchange never fails the run: if the call fails after its retries, or the answer is
-  still invalid after the repair, the exchange gets the rules distiller's card, stored under
-  this distiller's version with ``fallback=True`` and the error in its outcome.
-- Money is capped: :class:`~palace_lab.errors.BudgetExceededError` propagates (as
-  :class:`BudgetStoppedError`, carrying the outcomes already made) and nothing over the cap is
-  spent. The client lives as long as the distiller, so the cap spans every chunk of a run.
+- An unknown model fails at construction, with the models of the price table listed; no key
+  is needed until something is sent.
 - A submitted batch id is written to ``state`` (a mapping the runner persists) before waiting,
   so an interrupted run resumes by polling that batch instead of paying for it twice.
 """
@@ -26,73 +18,36 @@ from __future__ import annotations
 
 import json
 import os
-import threading
 import time
 from collections.abc import Mapping, MutableMapping, Sequence
-from dataclasses import dataclass, replace
+from dataclasses import replace
 from functools import partial
 from pathlib import Path
 
-from palace_lab.distill.base import CorpusStats, Distiller, DistillOutcome, register
-from palace_lab.distill.prompt import (
-    CARD_SCHEMA,
-    DEFAULT_TEMPLATE,
-    EXPECTED_CARD_TOKENS,
-    INSTRUCTIONS,
-    MAX_CARD_TOKENS,
-    TOOL_DESCRIPTION,
-    TOOL_NAME,
-    PromptValues,
-    card_answer_errors,
-    check_template,
-    files_touched_for,
-    prompt_hash,
-    render,
-    shorten_middle,
+from palace_lab.distill.base import CorpusStats, Distiller, register
+from palace_lab.distill.llm_distiller import (  # noqa: F401 - re-exported
+    CARD_TOOL,
+    DEFAULT_MAX_EXCHANGE_CHARS,
+    BudgetStoppedError,
+    Job,
+    LLMDistiller,
 )
+from palace_lab.distill.prompt import DEFAULT_TEMPLATE, INSTRUCTIONS
 from palace_lab.errors import BatchPendingError, BudgetExceededError
-from palace_lab.llm import (
-    LLMClient,
-    LLMResult,
-    Tool,
-    estimate_cost,
-    price_for,
-    resolve_prices,
-    run_bounded,
-)
-from palace_lab.model import DistilledCard, Exchange, Room, preview_of
-from palace_lab.redact import merge_counts, redact, redact_text
+from palace_lab.llm import LLMClient, LLMResult, price_for, resolve_prices, run_bounded
+from palace_lab.model import Exchange
 
 DEFAULT_MODEL = "claude-haiku-4-5"
-DEFAULT_MAX_EXCHANGE_CHARS = 24_000  # longer exchanges lose their middle (it is said so)
 STATE_PREFIX = "anthropic.batch"
-CARD_TOOL = Tool(CARD_SCHEMA, TOOL_NAME, TOOL_DESCRIPTION, MAX_CARD_TOKENS)
 # The API allows 100,000 requests or 256 MB per batch; stay well inside both.
 BATCH_MAX_REQUESTS = 10_000
 BATCH_MAX_BYTES = 128 * 1024 * 1024
 PER_REQUEST_OVERHEAD_BYTES = len(INSTRUCTIONS) + len(json.dumps(CARD_TOOL.definition())) + 200
 
 
-class BudgetStoppedError(BudgetExceededError):
-    """The cost cap stopped a run; ``outcomes`` holds what was made (None where not run)."""
-
-    def __init__(self, message: str, outcomes: list[DistillOutcome | None]) -> None:
-        super().__init__(message)
-        self.outcomes = outcomes
-
-
-@dataclass(frozen=True)
-class _Job:
-    exchange: Exchange
-    user_text: str  # the rendered, redacted user turn that is sent
-    source_text: str  # request + exchange text as sent; specific_context must occur in it
-    files: tuple[str, ...]
-    redactions: dict[str, int]  # {kind: count} removed from this exchange's text
-
-
 @register("anthropic")
-class AnthropicDistiller(Distiller):
-    """Cards written by Claude; see the module docstring for the guarantees."""
+class AnthropicDistiller(LLMDistiller):
+    """Cards written by Claude; see the module docstrings for the guarantees."""
 
     backend = "anthropic"
 
@@ -117,78 +72,26 @@ class AnthropicDistiller(Distiller):
         max_exchange_chars: int = DEFAULT_MAX_EXCHANGE_CHARS,
         fallback: Distiller | None = None,
     ) -> None:
-        check_template(template)
-        self.model, self.template = model, template
-        self._version = f"anthropic:{model}:{prompt_hash(template)}" + (
-            "" if max_exchange_chars == DEFAULT_MAX_EXCHANGE_CHARS else f":cut{max_exchange_chars}"
+        self.prices = resolve_prices(prices)
+        super().__init__(
+            model=model, price=price_for(model, self.prices), template=template,
+            max_concurrency=max_concurrency, max_cost_usd=max_cost_usd, max_retries=max_retries,
+            timeout=timeout, backoff_base_s=backoff_base_s,
+            max_exchange_chars=max_exchange_chars, fallback=fallback,
         )
-        self.max_concurrency, self.max_cost_usd = max_concurrency, max_cost_usd
         self.use_batches, self.batch_threshold = use_batches, batch_threshold
         self.state: MutableMapping[str, str] = state if state is not None else {}
-        self.prices = resolve_prices(prices)
-        price_for(model, self.prices)  # an unknown model fails now, with the known ones listed
-        self.max_retries, self.timeout, self.backoff_base_s = max_retries, timeout, backoff_base_s
         self.poll_interval_s, self.batch_wait_s = poll_interval_s, batch_wait_s
-        self.max_exchange_chars = max_exchange_chars
-        self.redactions: dict[str, dict[str, int]] = {}
         self._api_key = api_key if api_key is not None else os.environ.get("ANTHROPIC_API_KEY")
         self._base_url = base_url
-        self._fallback = fallback
-        self._llm: LLMClient | None = None
         self._run_size = 0
         self._ahead: dict[str, Exchange] = {}  # prepared for this run, not yet distilled
         self._fetched: dict[str, dict[str, LLMResult]] = {}
-        self._lock = threading.Lock()
 
-    # -- identity and money -----------------------------------------------------------------
-
-    @property
-    def version(self) -> str:
-        return self._version
-
-    @property
-    def config(self) -> dict:
-        """What makes this version (stored with it in the palace); never the key."""
-        return {
-            "model": self.model,
-            "prompt_hash": prompt_hash(self.template),
-            "template": self.template,
-            "max_exchange_chars": self.max_exchange_chars,
-        }
-
-    @property
-    def spent_usd(self) -> float:
-        return self._llm.spent_usd if self._llm is not None else 0.0
-
-    def redaction_report(self) -> dict[str, int]:
-        """``{kind: count}`` of every secret removed from what this distiller sent."""
-        return merge_counts(*self.redactions.values())
-
-    def estimate_cost(self, exchanges: Sequence[Exchange]) -> float:
-        """Dollars for ``exchanges``: prefix + rendered exchange in, a typical card out."""
-        prefix = INSTRUCTIONS + json.dumps(CARD_TOOL.definition())
-        texts = [prefix + self._draft(x) for x in exchanges]
-        batch = self._batch_mode(exchanges)
-        return estimate_cost(
-            texts, EXPECTED_CARD_TOKENS, model=self.model, prices=self.prices, batch=batch
-        )
-
-    def client(self) -> LLMClient:
-        """The shared client (raises :class:`DistillError` when there is no API key)."""
-        with self._lock:
-            if self._llm is None:
-                self._llm = LLMClient(
-                    api_key=self._api_key,
-                    model=self.model,
-                    base_url=self._base_url,
-                    max_retries=self.max_retries,
-                    timeout=self.timeout,
-                    max_concurrency=self.max_concurrency,
-                    max_cost_usd=self.max_cost_usd,
-                    prices=self.prices,
-                    backoff_base_s=self.backoff_base_s,
-                )
-            return self._llm
+    def make_client(self) -> LLMClient:
+        """Raises :class:`DistillError` when there is no API key."""
+        return LLMClient(api_key=self._api_key, base_url=self._base_url, prices=self.prices,
+                         **self.client_options())
 
     # -- the run ----------------------------------------------------------------------------
 
@@ -197,27 +100,12 @@ class AnthropicDistiller(Distiller):
         chunk submits all of it) and prepare the fallback."""
         self._run_size = len(exchanges)
         self._ahead = {x.exchange_id: x for x in exchanges}
-        fallback = self._fallback_distiller()
-        if fallback is not None:
-            fallback.prepare(exchanges)
+        super().prepare(exchanges)
 
-    def distill_batch(
-        self, exchanges: Sequence[Exchange], *, stats: CorpusStats
-    ) -> list[DistillOutcome]:
-        if not exchanges:
-            return []
-        llm = self.client()
-        self._fallback_distiller()  # built once here, not racily inside the worker threads
-        jobs = [self._job(x) for x in exchanges]
-        self.redactions.update((j.exchange.exchange_id, j.redactions) for j in jobs)
-        if self._batch_mode(exchanges):
+    def _run(self, llm: LLMClient, jobs: list[Job], stats: CorpusStats) -> list:
+        if self._batch_mode([j.exchange for j in jobs]):
             return self._via_batches(llm, jobs, stats)
-        run = run_bounded(
-            partial(self._live_one, llm, stats=stats), jobs, max_concurrency=self.max_concurrency
-        )
-        if run.error is not None:
-            raise BudgetStoppedError(str(run.error), run.results) from run.error
-        return run.results
+        return super()._run(llm, jobs, stats)
 
     def _batch_mode(self, exchanges: Sequence[Exchange]) -> bool:
         if any(self._state_key(x) in self.state for x in exchanges):
@@ -226,49 +114,12 @@ class AnthropicDistiller(Distiller):
             return self.use_batches
         return max(len(exchanges), self._run_size) > self.batch_threshold
 
-    def _job(self, exchange: Exchange) -> _Job:
-        # Redact before shortening, so a cut can never leave half a secret unrecognisable.
-        verbatim = redact(exchange.verbatim)
-        request = shorten_middle(redact_text(exchange.request), self.max_exchange_chars // 4)
-        text = shorten_middle(verbatim.text, self.max_exchange_chars)
-        files = tuple(redact_text(f) for f in files_touched_for(exchange))
-        values = PromptValues.of(exchange, files=files, exchange_text=text, request=request)
-        sent = redact(render(self.template, values))  # also covers ids, project, timestamp
-        counts = merge_counts(verbatim.counts, sent.counts)
-        return _Job(exchange, sent.text, f"{request}\n{text}", files, counts)
-
-    def _draft(self, exchange: Exchange) -> str:
-        """The user turn without redaction: as long as the real one to within a few
-        characters per secret, and cheap enough to estimate a whole palace."""
-        request = shorten_middle(exchange.request, self.max_exchange_chars // 4)
-        text = shorten_middle(exchange.verbatim, self.max_exchange_chars)
-        files = files_touched_for(exchange)
-        values = PromptValues.of(exchange, files=files, exchange_text=text, request=request)
-        return render(self.template, values)
-
-    def _check(self, job: _Job, answer: dict) -> list[str]:
-        return card_answer_errors(answer, job.source_text)
-
-    def _ask_live(self, llm: LLMClient, job: _Job) -> LLMResult:
-        return llm.call_json(
-            INSTRUCTIONS,
-            job.user_text,
-            CARD_SCHEMA,
-            tool_name=TOOL_NAME,
-            tool_description=TOOL_DESCRIPTION,
-            max_tokens=MAX_CARD_TOKENS,
-            check=partial(self._check, job),
-        )
-
-    def _live_one(self, llm: LLMClient, job: _Job, *, stats: CorpusStats) -> DistillOutcome:
-        return self._outcome(job, self._ask_live(llm, job), stats)
-
     # -- message batches --------------------------------------------------------------------
 
     def _state_key(self, exchange: Exchange) -> str:
         return f"{STATE_PREFIX}:{self.version}:{exchange.exchange_id}:{exchange.hash[:12]}"
 
-    def _via_batches(self, llm: LLMClient, jobs: list[_Job], stats: CorpusStats) -> list:
+    def _via_batches(self, llm: LLMClient, jobs: list[Job], stats: CorpusStats) -> list:
         self._submit_pending(llm, jobs)
         answers: dict[str, LLMResult] = {}
         for batch_id in dict.fromkeys(self.state[self._state_key(j.exchange)] for j in jobs):
@@ -283,7 +134,7 @@ class AnthropicDistiller(Distiller):
             raise BudgetStoppedError(str(run.error), run.results) from run.error
         return run.results
 
-    def _submit_pending(self, llm: LLMClient, jobs: list[_Job]) -> None:
+    def _submit_pending(self, llm: LLMClient, jobs: list[Job]) -> None:
         """Submit this chunk, and with it every prepared exchange not yet submitted, so a run
         the runner feeds in chunks waits for one batch, not for one batch per chunk."""
         unsent = {j.exchange.exchange_id: j for j in jobs if not self._submitted(j.exchange)}
@@ -305,7 +156,7 @@ class AnthropicDistiller(Distiller):
     def _submitted(self, exchange: Exchange) -> bool:
         return self._state_key(exchange) in self.state
 
-    def _submit(self, llm: LLMClient, jobs: list[_Job]) -> None:
+    def _submit(self, llm: LLMClient, jobs: list[Job]) -> None:
         for group in _batch_groups(jobs):
             requests = [
                 {
@@ -342,7 +193,7 @@ class AnthropicDistiller(Distiller):
             time.sleep(max(0.0, min(self.poll_interval_s, left)))
 
     def _finish_batch_item(
-        self, llm: LLMClient, job: _Job, *, answers: dict[str, LLMResult], stats: CorpusStats
+        self, llm: LLMClient, job: Job, *, answers: dict[str, LLMResult], stats: CorpusStats
     ) -> DistillOutcome:
         answer = answers.get(job.exchange.exchange_id)
         if answer is None or not answer.reply:  # errored, expired or missing: ask live instead
@@ -355,79 +206,10 @@ class AnthropicDistiller(Distiller):
             answer = llm.repair(INSTRUCTIONS, job.user_text, CARD_TOOL, answer, check=check)
         return self._outcome(job, answer, stats)
 
-    # -- cards ------------------------------------------------------------------------------
 
-    def _outcome(self, job: _Job, result: LLMResult, stats: CorpusStats) -> DistillOutcome:
-        if result.ok:
-            card, error = self._card(job, result.data), None
-        else:
-            card, error = self._fallback_card(job, stats), result.error
-        return DistillOutcome(
-            card=card,
-            error=error,
-            input_tokens=result.usage.all_input_tokens,
-            output_tokens=result.usage.output_tokens,
-            cost_usd=result.cost_usd,
-        )
-
-    def _card(self, job: _Job, data: dict) -> DistilledCard:
-        rooms = tuple(
-            Room(
-                r["room_type"],
-                redact_text(r["room_key"]),
-                redact_text(r["room_label"]),
-                float(r["relevance"]),
-            )
-            for r in data["room_assignments"]
-        )
-        return DistilledCard(
-            exchange_id=job.exchange.exchange_id,
-            distiller=self.version,
-            exchange_core=redact_text(data["exchange_core"]),
-            specific_context=redact_text(data["specific_context"]),
-            room_assignments=rooms,
-            files_touched=job.files,
-        )
-
-    def _fallback_distiller(self) -> Distiller | None:
-        if self._fallback is None:
-            try:
-                from palace_lab.distill.rules import RulesDistiller
-            except ImportError:
-                return None
-            self._fallback = RulesDistiller()
-        return self._fallback
-
-    def _fallback_card(self, job: _Job, stats: CorpusStats) -> DistilledCard:
-        card = None
-        fallback = self._fallback_distiller()
-        if fallback is not None:
-            try:
-                card = fallback.distill_batch([job.exchange], stats=stats)[0].card
-            except Exception:  # noqa: BLE001 - a broken fallback must not fail the whole run
-                card = None
-        if card is None:  # no rules distiller at all: the request itself, shortened
-            card = DistilledCard(
-                job.exchange.exchange_id, self.version, preview_of(job.exchange.request), "", (), ()
-            )
-        rooms = tuple(
-            replace(r, room_key=redact_text(r.room_key), room_label=redact_text(r.room_label))
-            for r in card.room_assignments
-        )
-        return replace(
-            card,
-            distiller=self.version,
-            fallback=True,
-            exchange_core=redact_text(card.exchange_core),
-            specific_context=redact_text(card.specific_context),
-            room_assignments=rooms,
-            files_touched=job.files,
-        )
-
-
-def _batch_groups(jobs: list[_Job]) -> list[list[_Job]]:
+def _batch_groups(jobs: list[Job]) -> list[list[Job]]:
     """Split a submission under the Message Batches limits (requests and bytes per batch)."""
-    groups: list[list[_Job]] = [[]]
+    groups: list[list[Job]] = [[]]
     size = 0
     for job in jobs:
         n = len(job.user_text.encode("utf-8")) + PER_REQUEST_OVERHEAD_BYTES

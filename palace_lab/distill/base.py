@@ -86,9 +86,24 @@ def get_distiller(name: str, **options) -> Distiller:
     except KeyError:
         valid = ", ".join(sorted(DISTILLERS))
         raise DistillError(f"unknown distiller {name!r}; valid distillers: {valid}") from None
+    _check_options(name, factory, options)
     return factory(**options)
 
 
+def _check_options(name: str, factory: Callable[..., Distiller], options: dict) -> None:
+    """An option the backend does not take is one clear error, not a TypeError."""
+    import inspect
+
+    params = inspect.signature(factory).parameters
+    if any(p.kind is p.VAR_KEYWORD for p in params.values()):
+        return
+    unknown = [k for k in options if k not in params]
+    if unknown:
+        valid = ", ".join(k for k in params if not k.startswith("_")) or "none"
+        raise DistillError(f"the {name} distiller does not take {', '.join(unknown)}; "
+                           f"its options: {valid}")
+
+
 def _load_builtin() -> None:
-    # Importing registers them; the anthropic module imports the SDK only when used.
-    from palace_lab.distill import anthropic_backend, rules  # noqa: F401
+    # Importing registers them; the LLM modules import their SDK or HTTP client only when used.
+    from palace_lab.distill import anthropic_backend, openai_compat, rules  # noqa: F401

@@ -15,9 +15,11 @@ spans of the critical and high sentences and the most mentioned paths; open ques
 the questions of the last two exchanges; next actions are the forward-looking sentences of
 the last exchange.
 
-Both run offline by default (``backend="rules"``); ``backend="anthropic"`` asks Claude through
-:mod:`palace_lab.lifecycle.remote` (an :class:`~palace_lab.llm.LLMClient` is required: the
-cost cap and estimate are the caller's to show first). Ratios are ``tokens_before /
+Both run offline by default (``backend="rules"``); ``backend="anthropic"`` asks Claude and
+``backend="openai-compat"`` a local model, both through :mod:`palace_lab.lifecycle.remote` (a
+client is required: :class:`~palace_lab.llm.LLMClient` or
+:class:`~palace_lab.llm_openai.OpenAICompatClient`; the cost cap and estimate are the caller's
+to show first). Ratios are ``tokens_before /
 tokens_after`` with the real tokenizer, where ``tokens_before`` is the session's dialogue.
 """
 
@@ -35,6 +37,7 @@ from palace_lab.lifecycle.validate import Validation, extract_facts, validate
 from palace_lab.tokens import DEFAULT_ENCODING, count_tokens
 
 METHODS = ("extractive", "abstractive")
+LLM_BACKENDS = ("anthropic", "openai-compat")  # each needs its client: LLMClient, OpenAICompatClient
 TARGET_RATIOS = {"extractive": 3.0, "abstractive": 6.0}  # the source chapter's ratios
 SECTIONS = ("goal", "decisions", "facts", "open questions", "next actions")
 SOURCE_FIGURES = {
@@ -256,13 +259,14 @@ def compress_exchanges(exchanges, method: str = "extractive", *, backend: str = 
             text = render_units(kept)
         else:
             text = render_sections(sections(units, before, target_ratio=target_ratio))
-    elif backend == "anthropic":
+    elif backend in LLM_BACKENDS:
         from palace_lab.lifecycle.remote import compress_with_llm
 
         text, dropped, cost = compress_with_llm(client, units, method, cache=cache)
-        backend = f"anthropic:{client.model}"
+        backend = f"{backend}:{client.model}"
     else:
-        raise ValueError(f"unknown backend {backend!r}; valid backends: rules, anthropic")
+        raise ValueError(f"unknown backend {backend!r}; valid backends: rules, "
+                         + ", ".join(LLM_BACKENDS))
     after = count_tokens([text], encoding)[0] if text else 0
     result = SessionCompression(cid, method, backend, text, before, after, tuple(dropped),
                                 cost_usd=cost)
@@ -278,7 +282,7 @@ def compress_session(palace, conversation_id: str, method: str = "extractive", *
         from palace_lab.errors import PalaceError
 
         raise PalaceError(f"no exchanges in conversation {conversation_id!r}")
-    if options.get("backend") == "anthropic" and options.get("cache") is None:
+    if options.get("backend") in LLM_BACKENDS and options.get("cache") is None:
         from palace_lab.lifecycle.remote import PalaceCache
 
         options["cache"] = PalaceCache(palace)

@@ -1,7 +1,8 @@
-"""The optional Anthropic paths: session compression by Claude and an LLM preservation judge.
+"""The optional LLM paths: session compression by a model and an LLM preservation judge.
 
-Everything goes through :class:`palace_lab.llm.LLMClient` (structured answer by a forced tool
-call, one repair turn, retries, a hard cost cap). Both the instructions and the user turn open
+Everything goes through a structured client (:class:`palace_lab.llm.LLMClient` for Claude, a
+forced tool call; :class:`palace_lab.llm_openai.OpenAICompatClient` for a local model, a JSON
+answer; both with one repair turn, retries and a hard cost cap). Both the instructions and the user turn open
 with a marker (``[palace_lab:compress]``, ``[palace_lab:validate]``) so a transcript of our own
 calls is never ingested as the person's history. Text is redacted before it leaves the
 machine and cut in the middle to ``max_chars``.
@@ -133,7 +134,8 @@ def compress_with_llm(client, units: Sequence[Unit], method: str, *, cache=None)
     from palace_lab.lifecycle.compress import Dropped, render_sections, render_units
 
     if client is None:
-        raise DistillError("the anthropic backend needs an LLMClient (and an API key)")
+        raise DistillError("an LLM backend needs an LLMClient (and an API key) for anthropic, "
+                           "or an OpenAICompatClient for openai-compat")
     data, cost = ask(client, method, user_text(units, method), cache)
     if method == "abstractive":
         parts = {k.replace("_", " "): v for k, v in data.items()}
