@@ -224,6 +224,8 @@ def test_locomo_dev_counts_match_the_published_facts(shared_benchmarks):
 
     bench = load_benchmark(shared_benchmarks / "locomo")
     assert len(bench.questions) == 760
+    # the file itself is recognised too (its first 20 kB are questions, not the conversation)
+    assert len(load_benchmark(shared_benchmarks / "locomo" / "locomo10_dev.json").questions) == 760
     per_sample = Counter(q.project for q in bench.questions)
     assert [per_sample[s] for s in ("conv-26", "conv-30", "conv-41", "conv-42", "conv-43")] == [
         150, 81, 152, 199, 178]

@@ -21,9 +21,13 @@ questions a loader left out, by reason, so that a count can be checked against t
 
 from __future__ import annotations
 
+import json
 from collections import Counter
 from collections.abc import Iterable
 from dataclasses import dataclass, field
+from pathlib import Path
+
+from palace_lab.errors import PalaceError
 
 
 @dataclass(frozen=True)
@@ -57,6 +61,20 @@ class Benchmark:
                 "conversations": len(self.sessions_of()), "messages": len(self.records),
                 "by_type": dict(sorted(Counter(q.type for q in self.questions).items())),
                 "dropped": dict(sorted(self.dropped.items())), "notes": list(self.notes)}
+
+
+def read_json_list(path: Path, what: str, needs: str | None = None) -> list:
+    """The JSON list in ``path``; with ``needs``, every item a dict holding that key. One clear
+    error naming ``what`` was expected otherwise."""
+    try:
+        data = json.loads(Path(path).read_text("utf-8"))
+    except (OSError, ValueError) as exc:
+        raise PalaceError(f"cannot read {what} {path}: {exc}") from None
+    if not isinstance(data, list) or (needs and not all(isinstance(i, dict) and needs in i
+                                                        for i in data)):
+        shape = f"a JSON list of objects with {needs!r}" if needs else "a JSON list"
+        raise PalaceError(f"{path} is not {what}: expected {shape}")
+    return data
 
 
 def qrels_for(questions: Iterable[Question], exchanges: Iterable) -> dict[str, dict[str, int]]:

@@ -9,21 +9,9 @@ questions have no answer in the data and are left out (counted).
 
 from __future__ import annotations
 
-import json
 from pathlib import Path
 
-from palace_lab.bench.base import Benchmark, Question
-from palace_lab.errors import PalaceError
-
-
-def _read(path: Path, what: str) -> list:
-    try:
-        data = json.loads(path.read_text("utf-8"))
-    except (OSError, ValueError) as exc:
-        raise PalaceError(f"cannot read DevMemBench {what} {path}: {exc}") from None
-    if not isinstance(data, list):
-        raise PalaceError(f"{path} is not DevMemBench {what}: expected a JSON list")
-    return data
+from palace_lab.bench.base import Benchmark, Question, read_json_list
 
 
 def _records(session: dict) -> list[dict]:
@@ -44,8 +32,8 @@ def _records(session: dict) -> list[dict]:
 def load_devmembench(folder: Path) -> Benchmark:
     """DevMemBench from a folder holding ``sessions.json`` and ``questions.json``."""
     folder = Path(folder)
-    sessions = _read(folder / "sessions.json", "sessions")
-    questions = _read(folder / "questions.json", "questions")
+    sessions = read_json_list(folder / "sessions.json", "DevMemBench sessions")
+    questions = read_json_list(folder / "questions.json", "DevMemBench questions", "questionId")
     bench = Benchmark("devmembench", [], [], "session")
     known = set()
     for s in sessions:

@@ -16,12 +16,11 @@
 
 from __future__ import annotations
 
-import json
 import re
 from datetime import datetime
 from pathlib import Path
 
-from palace_lab.bench.base import Benchmark, Question
+from palace_lab.bench.base import Benchmark, Question, read_json_list
 from palace_lab.errors import PalaceError
 
 CATEGORIES = {1: "multi-hop", 2: "temporal", 3: "open-domain", 4: "single-hop", 5: "adversarial"}
@@ -78,11 +77,7 @@ def read_errata(folder: Path) -> dict[str, list]:
     """``{question_id: correct_evidence}`` from every ``errors_conv_<i>.json`` in ``folder``."""
     out = {}
     for path in sorted(folder.glob("errors_conv_*.json")):
-        try:
-            items = json.loads(path.read_text("utf-8"))
-        except (OSError, ValueError) as exc:
-            raise PalaceError(f"cannot read LoCoMo errata {path}: {exc}") from None
-        for item in items if isinstance(items, list) else []:
+        for item in read_json_list(path, "LoCoMo errata"):
             if isinstance(item, dict) and "question_id" in item:
                 out[str(item["question_id"])] = item.get("correct_evidence") or []
     return out
@@ -117,13 +112,7 @@ def load_locomo(path: Path, errata: Path | None = None) -> Benchmark:
     errata files of ``errata`` (default: beside the data) when there are any."""
     path = Path(path)
     data_file = path if path.is_file() else _find(path)
-    try:
-        samples = json.loads(data_file.read_text("utf-8"))
-    except (OSError, ValueError) as exc:
-        raise PalaceError(f"cannot read LoCoMo file {data_file}: {exc}") from None
-    if not isinstance(samples, list) or not all(isinstance(s, dict) and "conversation" in s
-                                                  for s in samples):
-        raise PalaceError(f"{data_file} is not LoCoMo: expected a list of samples with 'conversation'")
+    samples = read_json_list(data_file, "LoCoMo", "conversation")
     fixes = read_errata(Path(errata) if errata else data_file.parent)
     bench = Benchmark("locomo", [], [], "message")
     for position, sample in enumerate(samples):

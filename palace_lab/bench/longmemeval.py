@@ -10,12 +10,10 @@ the ``answer_session_ids`` (session gold). Abstention questions (``question_id``
 
 from __future__ import annotations
 
-import json
 from datetime import datetime
 from pathlib import Path
 
-from palace_lab.bench.base import Benchmark, Question
-from palace_lab.errors import PalaceError
+from palace_lab.bench.base import Benchmark, Question, read_json_list
 
 
 def _stamp(text) -> str | None:
@@ -60,15 +58,7 @@ def _instance(item: dict, bench: Benchmark) -> None:
 
 def load_longmemeval(path: Path) -> Benchmark:
     """LongMemEval from its JSON file (a list of question instances)."""
-    path = Path(path)
-    try:
-        items = json.loads(path.read_text("utf-8"))
-    except (OSError, ValueError) as exc:
-        raise PalaceError(f"cannot read LongMemEval file {path}: {exc}") from None
-    if not isinstance(items, list) or not all(isinstance(i, dict) and "haystack_sessions" in i
-                                                for i in items):
-        raise PalaceError(f"{path} is not LongMemEval: expected a list of questions with "
-                          "'haystack_sessions'")
+    items = read_json_list(Path(path), "LongMemEval", "haystack_sessions")
     bench = Benchmark("longmemeval", [], [], "message")
     for item in items:
         _instance(item, bench)

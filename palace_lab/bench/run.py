@@ -42,7 +42,7 @@ def detect(path: Path) -> str:
     head = path.read_text("utf-8", errors="replace")[:20000] if path.is_file() else ""
     if '"haystack_sessions"' in head:
         return "longmemeval"
-    if '"conversation"' in head and '"qa"' in head:
+    if '"qa"' in head and ('"conversation"' in head or '"evidence"' in head):
         return "locomo"
     raise PalaceError(f"{path}: not a benchmark file (tried: LoCoMo, LongMemEval; "
                       "DevMemBench is a folder)")
