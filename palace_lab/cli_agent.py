@@ -25,14 +25,18 @@ def cmd_mcp(args) -> None:
 def cmd_hook_session_start(args) -> None:
     from pathlib import Path
 
-    from palace_lab.agent.hook import run
+    from palace_lab.agent.hook import run, run_prime
 
+    log = Path(args.log).expanduser() if args.log else None
+    if args.prime:
+        run_prime(_db(args), args.prime, args.budget, log)
+        return
     try:
         stdin_text = sys.stdin.read()
     except Exception:  # noqa: BLE001 - an unreadable stdin is an empty event
         stdin_text = ""
     out = run(stdin_text, _db(args), budget=args.budget, timeout=args.timeout,
-              as_json=args.json, log_path=Path(args.log).expanduser() if args.log else None)
+              as_json=args.json, log_path=log)
     if out:
         sys.stdout.write(out + "\n")
     sys.stdout.flush()
@@ -81,6 +85,9 @@ def add_agent_commands(command) -> None:
     h.add_argument("--timeout", type=float, default=2.0, help="seconds before giving up (2)")
     h.add_argument("--json", action="store_true", help="print hookSpecificOutput JSON")
     h.add_argument("--log", help="log file (default: hook.log in the palace_lab cache folder)")
+    h.add_argument("--prime", metavar="PROJECT",
+                   help="build and cache PROJECT's pack now, print nothing (what a slow or "
+                   "stale start runs in the background)")
     h.set_defaults(fn=cmd_hook_session_start)
 
     c = command("watch", cmd_watch, "follow history folders: ingest, distill and index new work")

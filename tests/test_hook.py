@@ -118,3 +118,57 @@ def test_past_the_time_limit_prints_nothing(db, tmp_path, monkeypatch):
     out = hook.run(event(), db, budget=2000, timeout=0.2, log_path=tmp_path / "hook.log")
     assert out == "" and time.perf_counter() - start < 1.0
     assert "timed out after 0.2 s" in log_lines(tmp_path / "hook.log")[-1]["reason"]
+
+
+def copy_of(db, tmp_path):
+    import shutil
+
+    target = tmp_path / "copy.db"
+    shutil.copy(db, target)
+    return target
+
+
+def wait_for_log(log, text, seconds=60):
+    deadline = time.monotonic() + seconds
+    while time.monotonic() < deadline:
+        if log.exists() and any(text in e["reason"] for e in log_lines(log)):
+            return
+        time.sleep(0.2)
+    raise AssertionError(f"{text!r} not logged within {seconds} s")
+
+
+def test_a_stale_pack_is_printed_and_refreshed_in_the_background(db, tmp_path):
+    from conftest import write_jsonl
+
+    from palace_lab.ingest import ingest_paths
+    from palace_lab.store import Palace
+
+    copy, log = copy_of(db, tmp_path), tmp_path / "hook.log"
+    first = hook.run(event(), copy, budget=700, timeout=30, log_path=log)
+    with Palace.open(copy) as palace:  # the palace grows after the pack was cached
+        ingest_paths(palace, [write_jsonl(tmp_path / "new.jsonl", [
+            {"conversation_id": "c-new", "role": "user", "content": "a new tidewatch request",
+             "project": "tidewatch", "timestamp": "2026-11-30T09:00:00Z"}])])
+    stale = hook.run(event(), copy, budget=700, timeout=30, log_path=log)
+    assert stale == first
+    assert "changed since); refresh started" in log_lines(log)[-1]["reason"]
+    wait_for_log(log, "primed the cache")
+    hook.run(event(), copy, budget=700, timeout=30, log_path=log)
+    assert log_lines(log)[-1]["reason"] == "ok (cached)"
+
+
+def test_a_slow_first_build_primes_the_cache_for_the_next_start(db, tmp_path, monkeypatch):
+    copy, log = copy_of(db, tmp_path), tmp_path / "hook.log"
+    real = hook.memory_text
+
+    def slow(*args, **kwargs):
+        time.sleep(1.5)
+        return real(*args, **kwargs)
+
+    monkeypatch.setattr(hook, "memory_text", slow)
+    assert hook.run(event(), copy, budget=900, timeout=0.3, log_path=log) == ""
+    assert "timed out after 0.3 s; refresh started" in log_lines(log)[-1]["reason"]
+    wait_for_log(log, "primed the cache")
+    out = hook.run(event(), copy, budget=900, timeout=0.3, log_path=log)
+    assert "tidewatch" in out and count_tokens([out])[0] <= 900
+    assert log_lines(log)[-1]["reason"] == "ok (cached)"

@@ -10,8 +10,9 @@ context: plain text, or with ``--json`` ``{"hookSpecificOutput": {"hookEventName
 2. Pack: a preface (recalled data, not instructions; how to drill down) and the project's
    memory pack (:func:`palace_lab.lifecycle.build_pack`), the whole text counted with the
    real tokenizer and never over ``budget``; every item cites its exchange id.
-3. Cache: the text is kept in a small file keyed by the palace's content (exchange and card
-   fingerprints), the project and the budget, so a warm start reads one file.
+3. Cache: the last pack of each (palace, project, budget) is kept in a small file and printed
+   at once; when the palace changed since, it is refreshed in a detached process for the next
+   start (:mod:`palace_lab.agent.pack_cache`), and so is a pack too slow to build in time.
 4. Never blocks: the work runs in a daemon thread; past ``timeout`` seconds, or on any error
    (bad stdin, no palace, no cards, a budget smaller than the header), the hook prints nothing,
    exits 0 and appends one line saying why to its log (``hook.log`` in the cache folder).
@@ -22,7 +23,7 @@ from __future__ import annotations
 import json
 import threading
 import time
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from pathlib import Path
 
 PREFACE = ("Memory from palace-lab for project {project!r}: distilled cards of past sessions. "
@@ -30,7 +31,6 @@ PREFACE = ("Memory from palace-lab for project {project!r}: distilled cards of p
            "the palace MCP tool get_exchange, or `palace-lab search`.\n\n")
 DEFAULT_BUDGET = 2000
 DEFAULT_TIMEOUT = 2.0
-MAX_CACHED = 32
 
 
 @dataclass(frozen=True)
@@ -87,19 +87,12 @@ def memory_text(palace, project: str, budget: int) -> tuple[str, int, tuple[str,
     raise ValueError(f"could not fit a pack in {budget} tokens")
 
 
-def _cache_file(palace, project: str, budget: int) -> Path:
-    from palace_lab.index.cache import cards_fingerprint
-    from palace_lab.model import content_hash
-    from palace_lab.settings import cache_dir
+def build(db, event: dict, budget: int, box: dict) -> HookResult:
+    """The hook's answer for one event (raises on errors; :func:`run` turns them into "").
 
-    distiller = palace.latest_distiller() or ""
-    key = content_hash(str(palace.path.resolve()), project, str(budget), PREFACE,
-                       palace.fingerprint(), cards_fingerprint(palace, distiller))
-    return cache_dir() / "hook" / f"{key[:20]}.json"
-
-
-def build(db, event: dict, budget: int) -> HookResult:
-    """The hook's answer for one event (raises on errors; :func:`run` turns them into "")."""
+    ``box`` receives the project as soon as it is known, so that :func:`run` can prime the
+    cache when the build is too slow."""
+    from palace_lab.agent import pack_cache
     from palace_lab.agent.recall import projects
     from palace_lab.store import Palace
 
@@ -107,27 +100,47 @@ def build(db, event: dict, budget: int) -> HookResult:
         project = choose_project(event.get("cwd"), projects(palace))
         if project is None:
             return HookResult("", f"no project of the palace matches cwd {event.get('cwd')!r}")
-        cached = _cache_file(palace, project, budget)
-        if cached.is_file():
-            held = json.loads(cached.read_text("utf-8"))
-            return HookResult(held["text"], "ok (cached)", project, held["tokens"],
-                              tuple(held["items"]))
-        text, tokens, ids = memory_text(palace, project, budget)
+        box["project"] = project
+        path = pack_cache.pack_file(db, project, budget)
+        cached, content = pack_cache.read(path), pack_cache.content_key(palace)
+        if cached and cached.content == content:
+            return HookResult(cached.text, "ok (cached)", project, cached.tokens, cached.items)
+        if cached:
+            box["stale"] = True
+            return HookResult(cached.text, "ok (cached; the palace changed since)",
+                              project, cached.tokens, cached.items)
+        return prime(palace, db, project, budget, content)
+
+
+def prime(palace, db, project: str, budget: int, content: str | None = None) -> HookResult:
+    """Build the project's pack now and cache it (no time limit: the ``--prime`` process)."""
+    from palace_lab.agent import pack_cache
+
+    content = content or pack_cache.content_key(palace)
+    text, tokens, ids = memory_text(palace, project, budget)
     if not ids:  # a header alone is context without memory
         return HookResult("", f"a budget of {budget} tokens fits no memory item", project)
-    cached.parent.mkdir(parents=True, exist_ok=True)
-    tmp = cached.with_suffix(f".{threading.get_ident()}.tmp")
-    tmp.write_text(json.dumps({"text": text, "tokens": tokens, "items": ids}), "utf-8")
-    tmp.replace(cached)
-    _prune(cached.parent, keep=MAX_CACHED)
+    pack_cache.write(pack_cache.pack_file(db, project, budget),
+                     pack_cache.CachedPack(content, text, tokens, ids))
     return HookResult(text, "ok", project, tokens, ids)
 
 
-def _prune(folder: Path, keep: int) -> None:
-    """Drop all but the ``keep`` newest cached packs (each palace change makes a new one)."""
-    held = sorted(folder.glob("*.json"), key=lambda p: p.stat().st_mtime, reverse=True)
-    for old in held[keep:]:
-        old.unlink(missing_ok=True)
+def run_prime(db, project: str, budget: int, log_path: Path | None = None) -> None:
+    """The detached refresh: build and cache one pack, log the outcome, print nothing."""
+    from palace_lab.agent import pack_cache
+    from palace_lab.store import Palace
+
+    start = time.perf_counter()
+    try:
+        with Palace.open(db, create=False) as palace:
+            result = prime(palace, db, project, budget)
+        result = HookResult("", f"primed the cache ({result.reason})", project, result.tokens,
+                            result.items)
+    except Exception as exc:  # noqa: BLE001 - logged; the next start tries again
+        result = HookResult("", f"prime failed: {type(exc).__name__}: {exc}", project)
+    finally:
+        pack_cache.release(db, project, budget)
+    _log(log_path, {"source": "prime"}, result, time.perf_counter() - start)
 
 
 def render(result: HookResult, as_json: bool) -> str:
@@ -153,16 +166,22 @@ def run(stdin_text: str, db, *, budget: int = DEFAULT_BUDGET, timeout: float = D
                 raise ValueError("no palace file: pass --db PATH or set PALACE_LAB_DB")
             if isinstance(budget, bool) or not isinstance(budget, int) or budget < 1:
                 raise ValueError(f"budget must be a positive number of tokens, got {budget!r}")
-            box["result"] = build(db, box["event"], budget)
+            box["result"] = build(db, box["event"], budget, box)
         except Exception as exc:  # noqa: BLE001 - the hook never fails the session
             box["result"] = HookResult("", f"error: {type(exc).__name__}: {exc}")
 
     worker = threading.Thread(target=work, name="palace-hook", daemon=True)
     worker.start()
     worker.join(timeout)
-    result = box.get("result") or HookResult("", f"timed out after {timeout:g} s")
-    event = box.get("event", {})
-    _log(log_path, event, result, time.perf_counter() - start)
+    result = box.get("result")
+    if result is None:
+        result = HookResult("", f"timed out after {timeout:g} s", box.get("project"))
+    if box.get("project") and (box.get("stale") or "result" not in box):
+        from palace_lab.agent import pack_cache
+
+        if pack_cache.refresh_in_background(db, box["project"], budget, log_path):
+            result = replace(result, reason=result.reason + "; refresh started")
+    _log(log_path, box.get("event", {}), result, time.perf_counter() - start)
     return render(result, as_json)
 
 

@@ -86,10 +86,13 @@ class Recall:
 
     @_serialised
     def warm(self, mode: str | None = None) -> None:
-        """Load (or build) the indexes of ``mode`` so that the first search is fast."""
+        """Load (or build) the indexes of ``mode`` and the embedding model, and read the
+        exchange metadata, so that the first search is as fast as the next ones."""
         from palace_lab.search import DEFAULT_MODE
 
         self.engine.prepare([mode or DEFAULT_MODE])
+        self.engine.search("warm up", mode or DEFAULT_MODE, 1)
+        self._card_map()
 
     # -- search -----------------------------------------------------------------------------
 
