@@ -158,9 +158,11 @@ class Watcher:
     def _warm(self, report: PassReport) -> None:
         from palace_lab.search import DEFAULT_MODE, SearchEngine
 
+        mode = self.mode or DEFAULT_MODE
         if self._engine is None:
             self._engine = SearchEngine(self.palace, embedder=self.embedder)
-        self._engine.prepare([self.mode or DEFAULT_MODE])
+            self._engine.search("warm up", mode, 1)  # loads the model before the first append
+        self._engine.prepare([mode])
 
     def _guard(self, report: PassReport, step: str, fn) -> None:
         try:
