@@ -170,3 +170,42 @@ def test_missing_palace_is_one_line(tmp_path, capsys):
     assert main(["mcp", "--db", str(tmp_path / "none.db")]) == 1
     err = capsys.readouterr().err
     assert err.count("\n") == 1 and "no palace" in err
+
+
+def test_streamable_http_on_localhost(db):
+    import socket
+    import subprocess
+    import time
+
+    from mcp import ClientSession
+    from mcp.client.streamable_http import streamable_http_client
+
+    with socket.socket() as s:
+        s.bind(("127.0.0.1", 0))
+        port = s.getsockname()[1]
+    proc = subprocess.Popen([PYTHON, "-m", "palace_lab.cli", "mcp", "--db", str(db),
+                             "--embedder", "fake", "--http", str(port)], env=cli_env(),
+                            stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
+
+    async def go():
+        async with streamable_http_client(f"http://127.0.0.1:{port}/mcp") as streams:
+            async with ClientSession(streams[0], streams[1]) as session:
+                await session.initialize()
+                return structured(await session.call_tool("search", {"query": "migration",
+                                                                     "k": 3}))
+
+    try:
+        deadline = time.monotonic() + 60
+        while True:
+            try:
+                with socket.create_connection(("127.0.0.1", port), timeout=1):
+                    break
+            except OSError:
+                if time.monotonic() > deadline or proc.poll() is not None:
+                    raise
+                time.sleep(0.2)
+        answer = asyncio.run(asyncio.wait_for(go(), timeout=60))
+    finally:
+        proc.terminate()
+        proc.wait(timeout=20)
+    assert len(answer["hits"]) == 3

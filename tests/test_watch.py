@@ -151,3 +151,21 @@ def test_signal_stops_cleanly(tree, tmp_path, sig):
     assert "Traceback" not in err
     doc = json.loads(out)
     assert doc["stopped"] is True and doc["totals"]["new_exchanges"] == 1
+
+
+def test_load_page_shows_the_last_watch_pass(tree, tmp_path, monkeypatch):
+    from streamlit.testing.v1 import AppTest
+
+    db = tmp_path / "palace.db"
+    with Palace.open(db) as palace:
+        Watcher(palace, [tree], embedder="fake", warm=False, log=lambda _line: None).run(once=True)
+    monkeypatch.setenv("PALACE_LAB_DB", str(db))
+    monkeypatch.setenv("PALACE_LAB_EMBEDDER", "fake")
+    at = AppTest.from_file(str(Path(__file__).resolve().parents[1] / "app.py"),
+                           default_timeout=120)
+    at.run()
+    at.switch_page("pages/load.py")
+    at.run()
+    assert not at.exception and not at.error
+    status = [c.value for c in at.caption if "Last watch pass" in c.value]
+    assert status and "1 new exchanges" in status[0] and "**0 pending**" in status[0]

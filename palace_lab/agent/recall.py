@@ -108,7 +108,7 @@ class Recall:
         if isinstance(k, bool) or not isinstance(k, int) or not 1 <= k <= MAX_K:
             raise PalaceError(f"k must be an integer from 1 to {MAX_K}, got {k!r}")
         chosen = mode or DEFAULT_MODE
-        filters = {k_: v for k_, v in (("project", project), ("date_from", since),
+        filters = {name: v for name, v in (("project", project), ("date_from", since),
                                        ("date_to", until), ("room", room)) if v}
         hits = self.engine.search(query, chosen, k, filters or None)
         cards = self._card_map()
