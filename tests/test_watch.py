@@ -169,3 +169,46 @@ def test_load_page_shows_the_last_watch_pass(tree, tmp_path, monkeypatch):
     assert not at.exception and not at.error
     status = [c.value for c in at.caption if "Last watch pass" in c.value]
     assert status and "1 new exchanges" in status[0] and "**0 pending**" in status[0]
+
+
+def test_mcp_search_finds_what_the_watcher_just_ingested(tree, tmp_path):
+    """The whole loop: a session grows, the watcher ingests it, a running MCP server (same
+    palace, another process) returns the new exchange; neither blocks the other."""
+    import asyncio
+
+    from mcp import ClientSession, StdioServerParameters
+    from mcp.client.stdio import stdio_client
+
+    db = tmp_path / "palace.db"
+    session_file = next(tree.rglob("*.jsonl"))
+    palace = Palace.open(db)
+    watcher = Watcher(palace, [tree], embedder="fake", log=lambda _line: None)
+    runner = threading.Thread(target=watcher.run, kwargs={"debounce_ms": 200}, daemon=True)
+    runner.start()
+    params = StdioServerParameters(command=PYTHON, args=[
+        "-m", "palace_lab.cli", "mcp", "--db", str(db), "--embedder", "fake"], env=cli_env())
+
+    async def go():
+        async with stdio_client(params) as (read, write):
+            async with ClientSession(read, write) as session:
+                await session.initialize()
+                with open(session_file, "a", encoding="utf-8") as fh:
+                    fh.write(exchange(2, "the pulsar3 export times out", "Raised timeout=90."))
+                deadline = time.monotonic() + 30
+                while time.monotonic() < deadline:
+                    result = await session.call_tool("search", {"query": "pulsar3 export"})
+                    assert not result.is_error, result.content
+                    hits = result.structured_content["hits"]
+                    if hits and "pulsar3" in hits[0]["preview"]:
+                        return hits[0]
+                    await asyncio.sleep(0.3)
+        raise AssertionError("not found within 30 s")
+
+    try:
+        wait_for(lambda: found(db, "midnight drift"))
+        hit = asyncio.run(asyncio.wait_for(go(), timeout=90))
+    finally:
+        watcher.stop.set()
+        runner.join(timeout=15)
+        palace.close()
+    assert hit["project"] == "orbit" and hit["rank"] == 1
