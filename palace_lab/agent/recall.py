@@ -3,7 +3,9 @@
 - :meth:`Recall.search` is :meth:`palace_lab.search.SearchEngine.search` with the arguments of
   ``palace-lab search`` (mode, k, project, since, until, room; the library's default mode when
   no mode is given), so an agent gets exactly the ranking the CLI prints. Each hit carries the
-  exchange's project and timestamp and its distilled card (core, context, rooms, files).
+  exchange's project and timestamp and its distilled card (core, context, rooms, files). The
+  engine is the serving generation of :mod:`palace_lab.agent.serving`: while a watcher writes,
+  the previous generation answers until the next one is built (seconds behind, never blocked).
 - :meth:`Recall.exchange` is the drill-down: the verbatim exchange, one page of characters at a
   time (``offset``/``limit``, at most :data:`MAX_PAGE`), so a huge tool output never floods the
   agent's context; ``next_offset`` says where the next page starts (None on the last page).
@@ -58,10 +60,14 @@ def card_dict(card) -> dict | None:
 class Recall:
     """Read-only recall over one open palace (see the module docstring)."""
 
-    def __init__(self, palace, *, distiller: str | None = None, embedder: str = "minilm"):
+    def __init__(self, palace, *, distiller: str | None = None, embedder: str = "minilm",
+                 background: bool = True):
+        from palace_lab.agent.serving import Serving
+
         self.palace = palace
-        self._distiller, self._embedder = distiller, embedder
-        self._engine = None
+        self._distiller = distiller
+        self.serving = Serving(palace.path, distiller=distiller, embedder=embedder,
+                               background=background)
         self._cards: tuple[tuple, dict] | None = None
         self._budget: tuple[str, dict] | None = None
         self._lock = threading.RLock()
@@ -73,16 +79,13 @@ class Recall:
         return cls(Palace.open(db, create=False), **options)
 
     def close(self) -> None:
+        self.serving.close()
         self.palace.close()
 
     @property
     def engine(self):
-        if self._engine is None:
-            from palace_lab.search import SearchEngine
-
-            self._engine = SearchEngine(self.palace, distiller=self._distiller,
-                                        embedder=self._embedder)
-        return self._engine
+        """The serving search engine (see :mod:`palace_lab.agent.serving`)."""
+        return self.serving.engine()
 
     @_serialised
     def warm(self, mode: str | None = None) -> None:
@@ -90,8 +93,7 @@ class Recall:
         exchange metadata, so that the first search is as fast as the next ones."""
         from palace_lab.search import DEFAULT_MODE
 
-        self.engine.prepare([mode or DEFAULT_MODE])
-        self.engine.search("warm up", mode or DEFAULT_MODE, 1)
+        self.serving.engine(mode or DEFAULT_MODE)
         self._card_map()
 
     # -- search -----------------------------------------------------------------------------
@@ -110,7 +112,7 @@ class Recall:
         chosen = mode or DEFAULT_MODE
         filters = {name: v for name, v in (("project", project), ("date_from", since),
                                        ("date_to", until), ("room", room)) if v}
-        hits = self.engine.search(query, chosen, k, filters or None)
+        hits = self.serving.engine(chosen).search(query, chosen, k, filters or None)
         cards = self._card_map()
         out = []
         for h in hits:
