@@ -212,3 +212,36 @@ def test_mcp_search_finds_what_the_watcher_just_ingested(tree, tmp_path):
         runner.join(timeout=15)
         palace.close()
     assert hit["project"] == "orbit" and hit["rank"] == 1
+
+
+def test_a_failed_ingest_is_tried_again_without_a_new_event(tree, tmp_path, monkeypatch):
+    import sqlite3
+
+    import palace_lab.ingest as ingest
+    from palace_lab.agent import watch
+
+    real, calls = ingest.ingest_file, []
+
+    def locked_once(palace, path, *args, **kwargs):
+        calls.append(path)
+        if len(calls) == 2:  # the append's pass finds the palace locked
+            raise sqlite3.OperationalError("database is locked")
+        return real(palace, path, *args, **kwargs)
+
+    monkeypatch.setattr(ingest, "ingest_file", locked_once)
+    monkeypatch.setattr(watch, "RETRY_SECONDS", 0.5)
+    db = tmp_path / "palace.db"
+    palace = Palace.open(db)
+    watcher = Watcher(palace, [tree], embedder="fake", log=lambda _line: None)
+    runner = threading.Thread(target=watcher.run, kwargs={"debounce_ms": 200}, daemon=True)
+    runner.start()
+    try:
+        wait_for(lambda: watcher.passes)
+        with open(next(tree.rglob("*.jsonl")), "a", encoding="utf-8") as fh:
+            fh.write(exchange(2, "the nebula5 build is red", "Pinned node 20."))
+        wait_for(lambda: found(db, "nebula5"))
+        assert any("database is locked" in e for p in watcher.passes for e in p.errors)
+    finally:
+        watcher.stop.set()
+        runner.join(timeout=15)
+        palace.close()

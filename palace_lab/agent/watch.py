@@ -15,8 +15,8 @@ What it survives: a file that vanishes before it is read (counted, skipped; the 
 what it archived), a half-written last line (the parser skips it; the file's next change brings
 it in whole), a file replaced or rotated (read again as it now is), a file that *shrank* (left
 alone: the palace keeps the longer archived version; ``palace-lab ingest`` replaces it on
-purpose), an unreadable or unknown file (reported), and errors in one pass (logged; the next
-pass runs). SIGINT/SIGTERM set a stop event: the current step ends (a distill stops between
+purpose), an unreadable or unknown file (reported), and errors in one pass (logged; a file
+that failed, or a distill or index step that failed, is tried again every few seconds). SIGINT/SIGTERM set a stop event: the current step ends (a distill stops between
 batches; every write is one transaction), then the watcher returns.
 """
 
@@ -34,6 +34,7 @@ from palace_lab.errors import NothingToIngestError, PalaceError
 
 STATUS_KEY = "watch:last"
 DEFAULT_DEBOUNCE_MS = 1500
+RETRY_SECONDS = 5.0
 
 
 @dataclass
@@ -85,6 +86,9 @@ class Watcher:
         self.stop = threading.Event()
         self.passes: list[PassReport] = []
         self._engine = None
+        self._retry: set[Path] = set()  # files whose ingest failed (a locked palace, …)
+        self._dirty = False  # a distill or index step failed: run it again
+        self._last_pass = 0.0
 
     # -- one pass -------------------------------------------------------------------------
 
@@ -101,6 +105,7 @@ class Watcher:
 
         start, report = time.perf_counter(), PassReport()
         report.deleted = len(list(deleted))
+        again, self._dirty = self._dirty, False
         for path in sorted(set(changed)):
             if self.stop.is_set():
                 break
@@ -112,9 +117,9 @@ class Watcher:
                 continue
             report.files += 1
             self._ingest(path, report)
-        if not self.stop.is_set() and (report.new_exchanges or report.ingested or not self.passes):
+        if not self.stop.is_set() and (report.ingested or again or not self.passes):
             self._guard(report, "distill", self._distill)
-        if self.warm and not self.stop.is_set() and (report.ingested or not self.passes):
+        if self.warm and not self.stop.is_set() and (report.ingested or again or not self.passes):
             self._guard(report, "index", self._warm)
         report.seconds = time.perf_counter() - start
         report.at = time.strftime("%Y-%m-%dT%H:%M:%SZ", time.gmtime())
@@ -134,7 +139,9 @@ class Watcher:
             return
         except Exception as exc:  # noqa: BLE001 - one bad file never stops the watcher
             report.errors.append(f"{path}: {type(exc).__name__}: {exc}")
+            self._retry.add(path)
             return
+        self._retry.discard(path)
         if source.conversations:
             report.ingested += 1
             report.new_exchanges += source.new_exchanges
@@ -169,8 +176,10 @@ class Watcher:
             fn(report)
         except Exception as exc:  # noqa: BLE001 - logged; the next pass tries again
             report.errors.append(f"{step}: {type(exc).__name__}: {exc}")
+            self._dirty = True
 
     def _record(self, report: PassReport) -> None:
+        self._last_pass = time.monotonic()
         self.passes.append(report)
         self.log(report.line())
         for error in report.errors[:5]:
@@ -211,6 +220,10 @@ class Watcher:
                 self.log(f"watch: following {', '.join(str(r) for r in roots)} (Ctrl-C stops)")
             if changes:
                 self._apply_events(changes)
+            elif (self._retry or self._dirty) and \
+                    time.monotonic() - self._last_pass > RETRY_SECONDS:
+                self.apply({p for p in self._retry if p.exists()})
+                self._retry = {p for p in self._retry if p.exists()}
             if self.stop.is_set():
                 break
         return self.passes
