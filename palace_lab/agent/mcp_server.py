@@ -134,29 +134,42 @@ class StatsOut(BaseModel):
     budget: dict[str, Any] = Field(description="per layer token totals and means, compression")
 
 
-def build_server(recall: Recall):
-    """An ``MCPServer`` whose tools answer from ``recall``."""
-    from mcp.server.mcpserver import MCPServer
+DESCRIPTIONS = {
+    "search": "Search past sessions: the k best exchanges for a query, best first, each with its "
+              "distilled card and a preview. Same ranking as `palace-lab search`. " + NOTICE,
+    "get_exchange": "Read one exchange verbatim (request, agent text, tool calls and output), "
+                    "one page of characters at a time: call again with offset=next_offset until "
+                    "it is null. " + NOTICE,
+    "pack": "A memory pack: the most important and recent distilled cards, grouped by room, as "
+            "Markdown of at most `budget` tokens, each item citing its exchange id. " + NOTICE,
+    "rooms": "The room map: rooms (files, concepts, workflows) the distilled cards are filed "
+             "in, largest first, with exchange counts. " + NOTICE,
+    "stats": "The palace in numbers: exchanges, conversations, projects, distiller versions, "
+             "the default search mode, token budgets per layer and compression.",
+}
+
+
+def _answer(call, *args, **kwargs):
+    """``call``'s answer; a refusal or a failure becomes a one-line tool error."""
     from mcp.server.mcpserver.exceptions import ToolError
-    from mcp_types import ToolAnnotations
 
-    app = MCPServer(name="palace-lab", instructions=INSTRUCTIONS)
-    read_only = ToolAnnotations(read_only_hint=True, idempotent_hint=True,
-                                destructive_hint=False, open_world_hint=False)
+    try:
+        return call(*args, **kwargs)
+    except (PalaceError, ValueError, LookupError, TypeError) as exc:
+        raise ToolError(str(exc)) from None
+    except Exception as exc:  # one line to the agent; the traceback goes to our log
+        log.exception("tool failed")
+        raise ToolError(f"unexpected error: {type(exc).__name__}: {exc}") from None
 
-    def answer(call, *args, **kwargs):
-        try:
-            return call(*args, **kwargs)
-        except (PalaceError, ValueError, LookupError, TypeError) as exc:
-            raise ToolError(str(exc)) from None
-        except Exception as exc:  # one line to the agent; the traceback goes to our log
-            log.exception("tool failed")
-            raise ToolError(f"unexpected error: {type(exc).__name__}: {exc}") from None
 
-    @app.tool(annotations=read_only, description=(
-        "Search past sessions: the k best exchanges for a query, best first, each with its "
-        "distilled card and a preview. Same ranking as `palace-lab search`. " + NOTICE))
+class Tools:
+    """The tools, one method each; the SDK reads their signatures as the input schemas."""
+
+    def __init__(self, recall: Recall):
+        self.recall = recall
+
     def search(
+        self,
         query: Annotated[str, Field(min_length=1, description="what to recall, in plain words")],
         mode: Annotated[str | None, Field(description="search mode name or mode string "
                                           "(`palace-lab modes`); default: the library's")] = None,
@@ -166,47 +179,52 @@ def build_server(recall: Recall):
         until: Annotated[str | None, Field(description="only up to this ISO date")] = None,
         room: Annotated[str | None, Field(description="only exchanges filed in this room key")] = None,
     ) -> SearchOut:
-        return SearchOut.model_validate(answer(recall.search, query, mode=mode, k=k,
-                                               project=project, since=since, until=until,
-                                               room=room))
+        return SearchOut.model_validate(_answer(self.recall.search, query, mode=mode, k=k,
+                                                project=project, since=since, until=until,
+                                                room=room))
 
-    @app.tool(annotations=read_only, description=(
-        "Read one exchange verbatim (request, agent text, tool calls and output), one page of "
-        f"characters at a time: call again with offset=next_offset until it is null. {NOTICE}"))
     def get_exchange(
+        self,
         exchange_id: Annotated[str, Field(min_length=1, description="an exchange id (x…)")],
         offset: Annotated[int, Field(ge=0, description="first character of the page")] = 0,
         limit: Annotated[int, Field(ge=1, le=MAX_PAGE, description="page size in characters")
                          ] = DEFAULT_PAGE,
     ) -> ExchangeOut:
-        return ExchangeOut.model_validate(answer(recall.exchange, exchange_id, offset=offset,
-                                                 limit=limit))
+        return ExchangeOut.model_validate(_answer(self.recall.exchange, exchange_id,
+                                                  offset=offset, limit=limit))
 
-    @app.tool(annotations=read_only, description=(
-        "A memory pack: the most important and recent distilled cards, grouped by room, as "
-        "Markdown of at most `budget` tokens, each item citing its exchange id. " + NOTICE))
     def pack(
+        self,
         budget: Annotated[int, Field(ge=1, le=MAX_BUDGET, description="token budget")],
         query: Annotated[str | None, Field(description="focus: rank memories by this")] = None,
         project: Annotated[str | None, Field(description="focus: only this project")] = None,
     ) -> PackOut:
-        return PackOut.model_validate(answer(recall.pack, budget, query=query, project=project))
+        return PackOut.model_validate(_answer(self.recall.pack, budget, query=query,
+                                              project=project))
 
-    @app.tool(annotations=read_only, description=(
-        "The room map: rooms (files, concepts, workflows) the distilled cards are filed in, "
-        "largest first, with exchange counts. " + NOTICE))
     def rooms(
+        self,
         project: Annotated[str | None, Field(description="only this project")] = None,
         limit: Annotated[int, Field(ge=1, le=MAX_ROOMS, description="at most this many")] = 50,
     ) -> RoomsOut:
-        return RoomsOut.model_validate(answer(recall.rooms, project=project, limit=limit))
+        return RoomsOut.model_validate(_answer(self.recall.rooms, project=project, limit=limit))
 
-    @app.tool(annotations=read_only, description=(
-        "The palace in numbers: exchanges, conversations, projects, distiller versions, the "
-        "default search mode, token budgets per layer and compression."))
-    def stats() -> StatsOut:
-        return StatsOut.model_validate(answer(recall.stats))
+    def stats(self) -> StatsOut:
+        return StatsOut.model_validate(_answer(self.recall.stats))
 
+
+def build_server(recall: Recall):
+    """An ``MCPServer`` whose tools answer from ``recall``: read-only, idempotent, closed-world."""
+    from mcp.server.mcpserver import MCPServer
+    from mcp_types import ToolAnnotations
+
+    app = MCPServer(name="palace-lab", instructions=INSTRUCTIONS)
+    read_only = ToolAnnotations(read_only_hint=True, idempotent_hint=True,
+                                destructive_hint=False, open_world_hint=False)
+    tools = Tools(recall)
+    for name, description in DESCRIPTIONS.items():
+        app.add_tool(getattr(tools, name), name=name, description=description,
+                     annotations=read_only)
     return app
 
 
