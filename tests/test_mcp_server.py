@@ -14,6 +14,7 @@ import pytest
 from agent_helpers import PYTHON, cli_env, sample_palace
 
 from palace_lab.cli import main
+from palace_lab.redact import redact_text
 from palace_lab.tokens import count_tokens
 
 TOOLS = {"search", "get_exchange", "pack", "rooms", "stats"}
@@ -113,10 +114,10 @@ def test_drill_down_pages_the_verbatim_exchange(db):
         return pages
 
     pages = session_run(db, steps)
-    assert len(pages) == -(-len(longest.verbatim) // 500) > 1
+    assert len(pages) == -(-len(redact_text(longest.verbatim)) // 500) > 1
     assert all(len(p["text"]) <= 500 for p in pages)
-    assert "".join(p["text"] for p in pages) == longest.verbatim
-    assert pages[0]["total_chars"] == len(longest.verbatim)
+    assert "".join(p["text"] for p in pages) == redact_text(longest.verbatim)
+    assert pages[0]["total_chars"] == len(redact_text(longest.verbatim))
     assert pages[0]["conversation_id"] == longest.conversation_id
     assert pages[-1]["next_offset"] is None
 
@@ -209,3 +210,26 @@ def test_streamable_http_on_localhost(db):
         proc.terminate()
         proc.wait(timeout=20)
     assert len(answer["hits"]) == 3
+
+
+def test_secrets_in_a_verbatim_exchange_are_redacted(tmp_path):
+    from conftest import write_jsonl
+
+    from palace_lab.agent.recall import Recall
+    from palace_lab.ingest import ingest_paths
+    from palace_lab.store import Palace
+
+    key = "sk-ant-api03-" + "Q7vZ2mN8xK4pL1sT9wR6yB3cF5hJ0dG" * 2
+    with Palace.open(tmp_path / "p.db") as palace:
+        ingest_paths(palace, [write_jsonl(tmp_path / "s.jsonl", [
+            {"conversation_id": "c1", "role": "user", "content": f"why does {key} fail"},
+            {"conversation_id": "c1", "role": "tool", "content": f"export ANTHROPIC_API_KEY={key}"}])])
+    recall = Recall.open(tmp_path / "p.db", embedder="fake")
+    try:
+        eid = recall.palace.exchanges()[0].exchange_id
+        page = recall.exchange(eid)
+        hit = recall.search("why does fail", mode="bm25:verbatim")["hits"][0]
+    finally:
+        recall.close()
+    assert key not in page["text"] and "[REDACTED:" in page["text"]
+    assert key not in hit["preview"] and "[REDACTED:" in hit["preview"]

@@ -139,7 +139,7 @@ DESCRIPTIONS = {
               "distilled card and a preview. Same ranking as `palace-lab search`. " + NOTICE,
     "get_exchange": "Read one exchange verbatim (request, agent text, tool calls and output), "
                     "one page of characters at a time: call again with offset=next_offset until "
-                    "it is null. " + NOTICE,
+                    "it is null. Secrets are shown as [REDACTED:kind]. " + NOTICE,
     "pack": "A memory pack: the most important and recent distilled cards, grouped by room, as "
             "Markdown of at most `budget` tokens, each item citing its exchange id. " + NOTICE,
     "rooms": "The room map: rooms (files, concepts, workflows) the distilled cards are filed "
