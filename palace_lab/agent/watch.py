@@ -96,8 +96,7 @@ class Watcher:
         """Every candidate file under the roots (the first pass, and ``--once``)."""
         from palace_lab.ingest import discover
 
-        existing = self.existing_roots()
-        return self.apply(discover(existing), [])
+        return self.apply(discover([r for r in self.roots if r.exists()]), [])
 
     def apply(self, changed: Iterable[Path], deleted: Iterable[Path] = ()) -> PassReport:
         """Ingest ``changed`` files, distill, warm indexes; record and return the pass."""
