@@ -52,3 +52,22 @@ with guard():
                    + (f" — stopped: {result['stopped']}" if result["stopped"] else ""))
     st.caption("Leaving the page or pressing any button stops a run; what was made is kept "
                "and the next run resumes with the rest.")
+
+st.divider()
+st.subheader("Live ingest")
+with guard():
+    from palace_lab.agent.watch import last_status
+
+    last = last_status(p)
+    if last is None:
+        st.caption("No watcher has run on this palace. `palace-lab watch ~/.claude/projects "
+                   "~/.codex/sessions --db DB` ingests, distills and indexes new work as it is "
+                   "written.")
+    else:
+        st.caption(f"Last watch pass **{last['at']}**: {last['files']} files looked at, "
+                   f"{last['ingested']} ingested, {last['new_exchanges']} new exchanges, "
+                   f"{last['distilled']} distilled, **{last['pending']} pending**"
+                   + "".join(f", {last[k]} {k}" for k in ("vanished", "shrunk", "deleted")
+                             if last.get(k)))
+        for error in last.get("errors", [])[:5]:
+            st.warning(error)
