@@ -10,15 +10,18 @@ palace is left exactly as it was.
 
 from __future__ import annotations
 
+import errno
 import hashlib
 import importlib
+import os
 from collections import Counter
 from collections.abc import Callable, Iterable
 from dataclasses import dataclass, field
 from pathlib import Path
 
-from palace_lab.errors import NothingToIngestError, UnknownFormatError
+from palace_lab.errors import NothingToIngestError, PalaceError, UnknownFormatError
 from palace_lab.ingest.base import ParseResult, Parser, read_head
+from palace_lab.ingest.clean import clean_conversation, copy_beside, unique_exchanges
 from palace_lab.segment import segment
 
 # Order matters only for ties; each sniffer looks for its own format's content.
@@ -67,6 +70,7 @@ class SourceReport:
     unchanged: bool = False
     skipped: dict = field(default_factory=dict)
     error: str | None = None
+    events: dict = field(default_factory=dict)  # archive decisions: grown, kept_stored, …
 
 
 @dataclass
@@ -80,6 +84,11 @@ class IngestReport:
         for s in self.sources:
             skipped.update(s.skipped)
         out["skipped"] = dict(sorted(skipped.items()))
+        events: Counter = Counter()
+        for s in self.sources:
+            events.update(s.events)
+        out["archive_events"] = dict(sorted(events.items()))
+        out["errors"] = sum(1 for s in self.sources if s.error)
         out["files"] = len(self.sources)
         out["unchanged_files"] = sum(s.unchanged for s in self.sources)
         return out
@@ -99,21 +108,76 @@ class IngestReport:
 
 def discover(paths: Iterable[Path]) -> list[Path]:
     """Files to offer the parsers: given files as they are, folders walked for candidates."""
+    return discover_sources(paths)[0]
+
+
+def discover_sources(paths: Iterable[Path]) -> tuple[list[Path], list[SourceReport]]:
+    """The files of :func:`discover`, and a report for each path that cannot be read at all
+    (missing, a link to nowhere, a link loop, an unreadable folder)."""
     from palace_lab.ingest.claude_code import is_attached_subagent
 
     files: list[Path] = []
+    refused: list[SourceReport] = []
     for root in paths:
         root = Path(root).expanduser()
-        if not root.exists():
-            raise NothingToIngestError(f"{root} does not exist")
+        problem = _unreachable(root)
+        if problem:
+            refused.append(SourceReport(_shown(root), None, skipped={problem[0]: 1},
+                                        error=f"{_shown(root)} {problem[1]}"))
+            continue
         if root.is_file():
             files.append(root)
             continue
-        for p in sorted(root.rglob("*")):
-            if p.is_file() and p.suffix.lower() in CANDIDATE_SUFFIXES \
-                    and "tool-results" not in p.parts and not is_attached_subagent(p):
+        for p in _walk(root, refused):
+            if p.suffix.lower() in CANDIDATE_SUFFIXES and "tool-results" not in p.parts \
+                    and not _quietly(is_attached_subagent, p):
                 files.append(p)
-    return files
+    return files, refused
+
+
+def _unreachable(path: Path) -> tuple[str, str] | None:
+    """(reason, message) when ``path`` cannot be read as a file or folder, else None."""
+    try:
+        path.stat()
+    except FileNotFoundError:
+        if path.is_symlink():
+            return "broken_link", "is a symbolic link to a path that does not exist"
+        return "missing_path", "does not exist"
+    except OSError as exc:
+        if exc.errno == errno.ELOOP:
+            return "symlink_loop", "is a symbolic link loop"
+        return "unreadable_path", f"cannot be read ({exc.strerror or exc})"
+    return None
+
+
+def _walk(root: Path, refused: list[SourceReport]) -> list[Path]:
+    """Regular files under ``root`` in a stable order; unreadable folders are reported."""
+    found: list[Path] = []
+
+    def on_error(exc: OSError) -> None:
+        where = Path(exc.filename) if exc.filename else root
+        refused.append(SourceReport(_shown(where), None, skipped={"unreadable_folder": 1},
+                                    error=f"{_shown(where)} cannot be read ({exc.strerror})"))
+
+    for folder, dirs, names in os.walk(root, onerror=on_error):
+        dirs.sort()
+        for name in sorted(names):
+            path = Path(folder) / name
+            if _quietly(path.is_file):
+                found.append(path)
+    return found
+
+
+def _quietly(fn, *args) -> bool:
+    try:
+        return bool(fn(*args))
+    except (OSError, ValueError, RecursionError):
+        return False
+
+
+def _shown(path: Path) -> str:
+    """A path as text that can always be printed and stored (undecodable bytes replaced)."""
+    return os.fsencode(path).decode("utf-8", "replace")
 
 
 def _sha1(path: Path) -> str:
@@ -129,59 +193,134 @@ def _is_own_transcript(conv) -> bool:
     return bool(first) and first.text.lstrip().startswith(OWN_PROMPT_MARKER)
 
 
-def _store(palace, path: Path, fmt: str, parsed: ParseResult, sha1: str) -> SourceReport:
-    report = SourceReport(str(path), fmt, skipped=dict(parsed.skipped))
+def _prepared(parsed: ParseResult, report: SourceReport) -> list[tuple]:
+    """(conversation, exchanges) pairs ready to write: cleaned and segmented *before* the
+    write transaction begins, so the palace is locked only while rows are written."""
     convs = [c for c in parsed.conversations if not _is_own_transcript(c)]
     if len(convs) < len(parsed.conversations):
         report.skipped["own_prompt_transcript"] = len(parsed.conversations) - len(convs)
-    if not convs:
+    out = []
+    for conv in convs:
+        conv = clean_conversation(conv, report.skipped)
+        out.append((conv, unique_exchanges(segment(conv), report.skipped)))
+    return out
+
+
+def _store(palace, path: Path, fmt: str, parsed: ParseResult, sha1: str) -> SourceReport:
+    report = SourceReport(str(path), fmt, skipped=dict(parsed.skipped))
+    ready = _prepared(parsed, report)
+    if not ready:
         report.error = "nothing valid was read"
         return report
     with palace.transaction() as tx:
-        for conv in convs:
-            exchanges = segment(conv)
-            added_m, added_e = palace.store_conversation(tx, conv, exchanges)
-            report.conversations += 1
-            report.messages += len(conv.messages)
-            report.exchanges += len(exchanges)
-            report.new_messages += added_m
-            report.new_exchanges += added_e
+        for conv, exchanges in ready:
+            _store_one(palace, tx, conv, exchanges, report)
         palace.record_source(tx, str(path), fmt, path.stat().st_size, sha1,
                              report.conversations, report.messages, report.skipped)
     return report
 
 
+def _store_one(palace, tx, conv, exchanges, report: SourceReport) -> None:
+    """One conversation under the archive rule: a trimmed copy keeps the stored history, a
+    copy that differs is kept beside it under its own id (nothing stored is removed)."""
+    stored = palace.archive_conversation(tx, conv, exchanges, report.path)
+    if stored.event:
+        report.events[stored.event] = report.events.get(stored.event, 0) + 1
+    if stored.event == "kept_stored":
+        return
+    if stored.event == "diverged":
+        conv = copy_beside(conv)
+        exchanges = unique_exchanges(segment(conv), report.skipped)
+        stored = palace.archive_conversation(tx, conv, exchanges, report.path)
+    report.conversations += 1
+    report.messages += len(conv.messages)
+    report.exchanges += len(exchanges)
+    report.new_messages += stored.messages
+    report.new_exchanges += stored.exchanges
+
+
 def ingest_file(palace, path: Path, fmt: str = "auto", *, explicit: bool = True) -> SourceReport:
     """Ingest one file. An unknown format raises when ``explicit``, else is reported."""
+    read = _read(palace, path, fmt)
+    if isinstance(read, SourceReport):
+        return read
+    name, parsed, sha1 = read
+    return _store(palace, path, name, parsed, sha1)
+
+
+def _read(palace, path: Path, fmt: str):
+    """(format, parse result, sha1) of a file, or its report when it is unchanged."""
     sha1 = _sha1(path)
     if palace.source_unchanged(str(path), sha1):
         return SourceReport(str(path), None, unchanged=True)
+    name = detect_format(path) if fmt == "auto" else fmt
+    return name, get_parser(name).parse(path), sha1
+
+
+def ingest_one(palace, path: Path, fmt: str = "auto") -> SourceReport:
+    """Ingest one file; whatever is wrong with the *file* is reported, never raised.
+
+    Reading and parsing are guarded: a file that cannot be read, is of no known format or
+    breaks a parser is refused with its reason. Writing is not: a problem of the palace
+    itself (locked for too long, read-only, a full disk) would meet every later file too.
+    """
+    shown = _shown(path)
+    if shown != str(path):
+        return _refused(path, "undecodable_file_name",
+                        f"{shown}: its name is not valid UTF-8; rename it to ingest it")
     try:
-        name = detect_format(path) if fmt == "auto" else fmt
+        read = _read(palace, path, fmt)
     except UnknownFormatError as exc:
-        if explicit:
-            raise
-        return SourceReport(str(path), None, skipped={"unknown_format": 1}, error=str(exc))
-    parsed = get_parser(name).parse(path)
+        return _refused(path, "unknown_format", str(exc))
+    except PalaceError:
+        raise
+    except OSError as exc:
+        return _refused(path, "unreadable_file", f"{shown} cannot be read ({exc.strerror or exc})")
+    except RecursionError:
+        return _refused(path, "too_deeply_nested", f"{shown}: its JSON is nested too deeply")
+    except MemoryError:
+        return _refused(path, "too_large", f"{shown} does not fit in memory")
+    except Exception as exc:  # one file's defect must not end the run; the reason is kept
+        return _refused(path, "unreadable_content", f"{shown}: {type(exc).__name__}: {exc}")
+    if isinstance(read, SourceReport):
+        return read
+    name, parsed, sha1 = read
     return _store(palace, path, name, parsed, sha1)
+
+
+def _refused(path: Path, reason: str, error: str) -> SourceReport:
+    return SourceReport(_shown(path), None, skipped={f"file:{reason}": 1}, error=error)
 
 
 def ingest_paths(palace, paths: Iterable[str | Path], fmt: str = "auto",
                  progress: Callable[[int, int, str], None] | None = None) -> IngestReport:
-    """Ingest every file under ``paths``; raises NothingToIngestError if none held anything."""
+    """Ingest every file under ``paths``; a file that cannot be read is reported with its
+    reason and the others go on. Raises NothingToIngestError (or the one file's
+    UnknownFormatError) when nothing at all could be read."""
     roots = [Path(p).expanduser() for p in paths]
-    files = discover(roots)
-    explicit = {p for p in roots if p.is_file()}
-    report = IngestReport()
+    files, refused = discover_sources(roots)
+    explicit = {p for p in roots if _quietly(p.is_file)}
+    report = IngestReport(sources=list(refused))
     for i, path in enumerate(files):
-        report.sources.append(ingest_file(palace, path, fmt, explicit=path in explicit))
+        source = ingest_one(palace, path, fmt)
+        if source.skipped.get("file:unknown_format") and path not in explicit:
+            source.skipped = {"unknown_format": 1}  # a folder's other files: counted, not errors
+        report.sources.append(source)
         if progress:
-            progress(i + 1, len(files), str(path))
-    useful = [s for s in report.sources if s.conversations or s.unchanged]
+            progress(i + 1, len(files), _shown(path))
+    useful = [s for s in report.sources if s.conversations or s.unchanged or s.events]
     if not useful:
-        where = ", ".join(str(r) for r in roots)
-        reasons = report.totals()["skipped"]
-        detail = f" (skipped: {reasons})" if reasons else ""
-        raise NothingToIngestError(f"nothing to ingest in {where}{detail}; formats tried: "
-                                   f"{', '.join(PARSER_MODULES)}")
+        raise _nothing(roots, report)
     return report
+
+
+def _nothing(roots: list[Path], report: IngestReport) -> PalaceError:
+    if len(report.sources) == 1 and report.sources[0].error:
+        single = report.sources[0]
+        unknown = "file:unknown_format" in single.skipped or "unknown_format" in single.skipped
+        return (UnknownFormatError if unknown else NothingToIngestError)(single.error)
+    where = ", ".join(_shown(r) for r in roots)
+    reasons = report.totals()["skipped"]
+    detail = f" (skipped: {reasons})" if reasons else ""
+    return NothingToIngestError(f"nothing to ingest in {where}{detail}; formats tried: "
+                                f"{', '.join(PARSER_MODULES)}")

@@ -18,6 +18,10 @@ from pathlib import Path
 from palace_lab.model import Conversation
 
 SNIFF_BYTES = 64 * 1024
+BOM = b"\xef\xbb\xbf"
+# What a record of a well-formed line can still raise when its fields have the wrong shape (a
+# number where a string belongs, a list where an object does, nesting deeper than the stack).
+RECORD_ERRORS = (TypeError, AttributeError, ValueError, KeyError, IndexError, RecursionError)
 
 
 @dataclass
@@ -47,10 +51,10 @@ def read_head(path: Path, n: int = SNIFF_BYTES) -> bytes:
 def first_json_lines(head: bytes, limit: int = 20) -> list[dict]:
     """The JSON objects among the first lines of a file's head (for sniffing)."""
     out: list[dict] = []
-    for raw in head.splitlines()[:limit]:
+    for raw in head.removeprefix(BOM).splitlines()[:limit]:
         try:
             obj = json.loads(raw.decode("utf-8"))
-        except (UnicodeDecodeError, ValueError):
+        except (UnicodeDecodeError, ValueError, RecursionError):
             continue
         if isinstance(obj, dict):
             out.append(obj)
@@ -62,11 +66,14 @@ def iter_jsonl(path: Path, result: ParseResult) -> Iterator[tuple[int, dict]]:
 
     Bad lines are counted in ``result.skipped``: ``invalid_utf8``, ``invalid_json``,
     ``truncated_last_line`` (a last line without newline that does not parse: a write cut
-    off), ``not_an_object``. Blank lines are ignored.
+    off), ``not_an_object``, ``too_deeply_nested``. Blank lines are ignored; a UTF-8 byte
+    order mark before the first line is not part of it.
     """
     with open(path, "rb") as fh:
         for number, raw in enumerate(fh, start=1):
             result.lines += 1
+            if number == 1:
+                raw = raw.removeprefix(BOM)
             if not raw.strip():
                 continue
             try:
@@ -78,6 +85,9 @@ def iter_jsonl(path: Path, result: ParseResult) -> Iterator[tuple[int, dict]]:
                 obj = json.loads(text)
             except ValueError:
                 result.skip("invalid_json" if raw.endswith(b"\n") else "truncated_last_line")
+                continue
+            except RecursionError:
+                result.skip("too_deeply_nested")
                 continue
             if not isinstance(obj, dict):
                 result.skip("not_an_object")

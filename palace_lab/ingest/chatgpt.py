@@ -35,7 +35,8 @@ from pathlib import Path
 
 from palace_lab.errors import UnknownFormatError
 from palace_lab.ingest.base import (
-    Parser, ParseResult, SkipRecord, looks_like_export_json, sniff_export_zip, utc_from_unix,
+    RECORD_ERRORS, Parser, ParseResult, SkipRecord, looks_like_export_json, sniff_export_zip,
+    utc_from_unix,
     zip_member,
 )
 from palace_lab.model import Conversation, Message, content_hash
@@ -79,7 +80,11 @@ def parse(path: Path) -> ParseResult:
         if not isinstance(raw, dict) or not isinstance(raw.get("mapping"), dict):
             result.skip("not_a_conversation")
             continue
-        conversation = _conversation(raw, path, result)
+        try:
+            conversation = _conversation(raw, path, result)
+        except RECORD_ERRORS:  # a field of the wrong shape: this conversation only
+            result.skip("malformed_conversation")
+            continue
         result.keep(conversation)
     return result
 

@@ -29,7 +29,8 @@ from pathlib import Path
 
 from palace_lab.errors import UnknownFormatError
 from palace_lab.ingest.base import (
-    Parser, ParseResult, SkipRecord, looks_like_export_json, sniff_export_zip, utc_from_iso,
+    RECORD_ERRORS, Parser, ParseResult, SkipRecord, looks_like_export_json, sniff_export_zip,
+    utc_from_iso,
     zip_member,
 )
 from palace_lab.model import Conversation, Message
@@ -62,7 +63,11 @@ def parse(path: Path) -> ParseResult:
         if not isinstance(raw.get("uuid"), str) or not raw["uuid"]:
             result.skip("missing_uuid")
             continue
-        conversation = _conversation(raw, path, projects, result)
+        try:
+            conversation = _conversation(raw, path, projects, result)
+        except RECORD_ERRORS:  # a field of the wrong shape: this conversation only
+            result.skip("malformed_conversation")
+            continue
         result.keep(conversation)
     return result
 
