@@ -37,6 +37,7 @@ class Rule:
     pattern: re.Pattern[str]
     plausible: Callable[[str], bool] | None = None
     triggers: tuple[str, ...] = ()
+    accept: Callable[[re.Match], bool] | None = None  # a test that needs the whole match
 
     def may_match(self, text: str) -> bool:
         return not self.triggers or any(t in text for t in self.triggers)
@@ -59,8 +60,56 @@ def _is_literal_value(value: str) -> bool:
     return bare.lower() not in _NOT_SECRETS and not (bare.isdigit() and len(bare) <= 6)
 
 
-def _rule(kind: str, regex: str, *triggers: str, plausible=None, flags: int = 0) -> Rule:
-    return Rule(kind, re.compile(regex, flags), plausible, triggers)
+def _rule(kind: str, regex: str, *triggers: str, plausible=None, flags: int = 0,
+          accept=None) -> Rule:
+    return Rule(kind, re.compile(regex, flags), plausible, triggers, accept)
+
+
+def _cased(*words: str) -> tuple[str, ...]:
+    """Each word as written, Capitalised and UPPER: the triggers of a case-blind rule."""
+    return tuple(dict.fromkeys(v for w in words for v in (w, w.capitalize(), w.upper())))
+
+
+def shannon_bits(token: str) -> float:
+    """Shannon entropy of a token's characters, in bits per character."""
+    from collections import Counter
+    from math import log2
+
+    n = len(token)
+    return -sum(c / n * log2(c / n) for c in Counter(token).values()) if n else 0.0
+
+
+def _high_entropy(value: str) -> bool:
+    # Generated secrets: long, letters mixed with digits, and no run of plain words.
+    bare = value.strip("'\"")
+    return (len(bare) >= 16 and _is_literal_value(value) and _looks_random(bare)
+            and shannon_bits(bare) >= 3.0 and not _REFERENCE.fullmatch(bare)
+            and " " not in bare)
+
+
+def _password_value(value: str) -> bool:
+    # A quoted literal is the password itself; a bare one must not read as a variable name
+    # or a dotted reference (`password = form.password.data`, `password: str`).
+    bare = value.strip("'\"")
+    if not _is_literal_value(value) or len(bare) < 4 or " " in bare:
+        return False
+    if value[:1] in "'\"":
+        return True
+    return not _REFERENCE.fullmatch(bare)
+
+
+def _basic_credentials(value: str) -> bool:
+    import base64
+    import binascii
+
+    try:
+        decoded = base64.b64decode(value + "=" * (-len(value) % 4), validate=True)
+    except (binascii.Error, ValueError):
+        return False
+    return b":" in decoded
+
+
+_REFERENCE = re.compile(r"[A-Za-z_][A-Za-z_]*(?:\.[A-Za-z_]\w*)*|\w+\(.*\)")
 
 
 _SECRET_NAME = (
@@ -145,6 +194,65 @@ RULES: tuple[Rule, ...] = (
 )
 
 
+
+_ASSIGN = r"""[\w.-]*["']?[ \t]*(?:=(?!=)|:(?!:))[ \t]*"""
+_VALUE = r"""(?P<secret>"[^"\n]+"|'[^'\n]+'|[^\s'",;]+)"""
+_KEY_WORDS = (r"secret|token|credential|signature|"
+              r"(?:api|access|private|auth|client|signing|master|encryption|account)[_-]?key")
+
+MORE_RULES: tuple[Rule, ...] = (
+    _rule("aws_secret_key",
+          r"(?i)(?:aws_?secret_?access_?key|secret_?access_?key)[\"']?[ \t]*[:=][ \t]*[\"']?"
+          r"(?P<secret>[A-Za-z0-9/+=]{40})(?![A-Za-z0-9/+=])", *_cased("secret")),
+    _rule("slack_webhook",
+          r"hooks\.slack\.com/(?:services|workflows|triggers)/(?P<secret>[A-Za-z0-9/_-]{20,})",
+          "hooks.slack.com"),
+    _rule("stripe_key", r"\b(?P<secret>(?:sk|rk)_(?:live|test)_[A-Za-z0-9]{16,})", "_live_",
+          "_test_"),
+    _rule("stripe_webhook_secret", r"\b(?P<secret>whsec_[A-Za-z0-9]{24,})", "whsec_"),
+    _rule("google_api_key", r"\b(?P<secret>AIza[0-9A-Za-z_-]{35})(?![0-9A-Za-z_-])", "AIza"),
+    _rule("google_oauth_secret", r"\b(?P<secret>GOCSPX-[A-Za-z0-9_-]{28})", "GOCSPX-"),
+    _rule("azure_key",
+          r"(?:AccountKey|SharedAccessKey|SharedAccessSignature)=(?P<secret>[A-Za-z0-9+/%]{20,}"
+          r"={0,2})", "AccountKey=", "SharedAccessKey=", "SharedAccessSignature="),
+    _rule("pypi_token", r"(?P<secret>(?:\bpypi-)?AgEIcHlwaS5vcmc[A-Za-z0-9_-]{50,})",
+          "AgEIcHlwaS5vcmc"),
+    _rule("twilio_api_key", r"\b(?P<secret>SK[0-9a-fA-F]{32})\b", "SK"),
+    _rule("sendgrid_api_key", r"\b(?P<secret>SG\.[A-Za-z0-9_-]{22}\.[A-Za-z0-9_-]{43})", "SG."),
+    _rule("mailgun_api_key", r"\b(?P<secret>key-[0-9a-f]{32})\b", "key-"),
+    _rule("huggingface_token", r"\b(?P<secret>hf_[A-Za-z0-9]{34,})\b", "hf_",
+          plausible=lambda t: any(c.isupper() for c in t) and any(c.islower() for c in t[3:])),
+    _rule("discord_webhook",
+          r"discord(?:app)?\.com/api/webhooks/\d+/(?P<secret>[A-Za-z0-9_-]{30,})",
+          "/api/webhooks/"),
+    _rule("discord_bot_token",
+          r"(?<![\w.-])(?P<secret>[MNO][A-Za-z0-9_-]{23,27}\.[A-Za-z0-9_-]{6}\.[A-Za-z0-9_-]{27,40})"
+          r"(?![\w.-])", plausible=_looks_random),
+    _rule("telegram_bot_token", r"(?<![\d:])(?P<secret>\d{8,10}:AA[A-Za-z0-9_-]{33})(?![\w-])",
+          ":AA"),
+    _rule("digitalocean_token", r"\b(?P<secret>do[opr]_v1_[a-f0-9]{64})\b", "_v1_"),
+    _rule("shopify_token", r"\b(?P<secret>shp(?:at|ss|ca|pa)_[a-fA-F0-9]{32})\b", "shp"),
+    _rule("square_token", r"\b(?P<secret>sq0(?:atp|csp)-[A-Za-z0-9_-]{22,43})", "sq0"),
+    _rule("databricks_token", r"\b(?P<secret>dapi[a-f0-9]{32}(?:-\d)?)\b", "dapi"),
+    _rule("age_secret_key", r"\b(?P<secret>AGE-SECRET-KEY-1[0-9A-Z]{58})\b", "AGE-SECRET-KEY-"),
+    _rule("linear_api_key", r"\b(?P<secret>lin_api_[A-Za-z0-9]{40})\b", "lin_api_"),
+    _rule("doppler_token", r"\b(?P<secret>dp\.(?:pt|st|sa|ct|scim|audit)\.[A-Za-z0-9]{40,44})\b",
+          "dp."),
+    _rule("newrelic_key", r"\b(?P<secret>NRAK-[A-Z0-9]{27})\b", "NRAK-"),
+    _rule("postman_api_key", r"\b(?P<secret>PMAK-[a-f0-9]{24}-[a-f0-9]{34})\b", "PMAK-"),
+    _rule("grafana_token", r"\b(?P<secret>glsa_[A-Za-z0-9]{32}_[A-Fa-f0-9]{8})\b", "glsa_"),
+    _rule("basic_auth", r"\bBasic[ \t]+(?P<secret>[A-Za-z0-9+/]{8,}={0,2})(?![A-Za-z0-9+/=])",
+          "Basic", plausible=_basic_credentials),
+    _rule("jwt",
+          r"(?<![\w.-])(?P<secret>eyJ[A-Za-z0-9_-]{8,}\.eyJ[A-Za-z0-9_-]{8,}\.[A-Za-z0-9_-]{10,})",
+          "eyJ"),
+    _rule("password_assignment", r"(?i)(?:passw(?:or)?d|pwd)" + _ASSIGN + _VALUE,
+          *_cased("pass", "pwd"), plausible=_password_value),
+    _rule("generic_secret", r"(?i)(?:" + _KEY_WORDS + ")" + _ASSIGN + _VALUE,
+          *_cased("secret", "token", "credential", "signature", "key"),
+          plausible=_high_entropy),
+)
+
 @dataclass(frozen=True)
 class Finding:
     """Where secrets of one kind were (1-based lines, offsets in the original text)."""
@@ -186,6 +294,9 @@ def placeholder(kind: str) -> str:
     return f"[REDACTED:{kind}]"
 
 
+RULES = RULES + MORE_RULES
+
+
 def _claim_spans(text: str, rules: tuple[Rule, ...]) -> list[tuple[int, int, str]]:
     claimed: list[tuple[int, int, str]] = []
     for rule in rules:
@@ -199,6 +310,8 @@ def _claim_spans(text: str, rules: tuple[Rule, ...]) -> list[tuple[int, int, str
             if secret.strip("'\"").startswith("[REDACTED:"):
                 continue  # already redacted: a second pass changes nothing
             if rule.plausible is not None and not rule.plausible(secret):
+                continue
+            if rule.accept is not None and not rule.accept(m):
                 continue
             claimed.append((start, end, rule.kind))
     return sorted(claimed)
@@ -245,3 +358,74 @@ def merge_counts(*counts: dict[str, int]) -> dict[str, int]:
         for kind, n in c.items():
             total[kind] = total.get(kind, 0) + n
     return dict(sorted(total.items()))
+
+
+def secrets_in(text: str) -> dict[str, str]:
+    """``{secret: kind}`` of every secret in ``text``: what a card made from it must not carry,
+    even in part (a distiller may copy the tail of a token without its prefix)."""
+    return {text[start:end].strip("'\""): kind for start, end, kind in _claim_spans(text, RULES)}
+
+
+# Runs of token characters long enough to be a recognisable piece of a secret.
+_TOKEN_RUN = re.compile(r"[A-Za-z0-9_\-+/=.:]{8,}")
+
+
+def redact_with_known(text: str, known: dict[str, str]) -> RedactionResult:
+    """:func:`redact`, then every occurrence of a ``known`` secret, and every run of token
+    characters (8 or more) that is a piece of one or holds one, is replaced too."""
+    first = redact(text)
+    if not known:
+        return first
+    extra: list[str] = []
+    body = first.text
+    for secret, kind in known.items():
+        if len(secret) >= 6 and secret in body:
+            extra += [kind] * body.count(secret)
+            body = body.replace(secret, placeholder(kind))
+    pieces, cursor = [], 0
+    for m in _TOKEN_RUN.finditer(body):
+        kind = _known_kind(m.group(0).strip(":.=/"), known)
+        if kind is None:
+            continue
+        pieces += [body[cursor:m.start()], placeholder(kind)]
+        cursor = m.end()
+        extra.append(kind)
+    if not extra:
+        return first
+    pieces.append(body[cursor:])
+    counts: dict[str, int] = dict(first.counts)
+    for kind in extra:
+        counts[kind] = counts.get(kind, 0) + 1
+    findings = tuple(Finding(k, n, (), ()) for k, n in sorted(counts.items()))
+    return RedactionResult("".join(pieces), findings)
+
+
+def _known_kind(run: str, known: dict[str, str]) -> str | None:
+    if len(run) < 8 or run.startswith("[REDACTED"):
+        return None
+    for secret, kind in known.items():
+        if run in secret or secret in run:
+            return kind
+    return None
+
+
+def redact_card(card, known: dict[str, str] | None = None):
+    """``(card, {kind: count})``: every text field of a distilled card redacted (core,
+    specific context, each room's key and label, each file touched); the same card object
+    when nothing was found."""
+    from dataclasses import replace
+
+    tally: dict[str, int] = {}
+
+    def clean(text: str) -> str:
+        result = redact_with_known(text, known or {})
+        for kind, n in result.counts.items():
+            tally[kind] = tally.get(kind, 0) + n
+        return result.text
+
+    rooms = tuple(replace(r, room_key=clean(r.room_key), room_label=clean(r.room_label))
+                  for r in card.room_assignments)
+    cleaned = replace(card, exchange_core=clean(card.exchange_core),
+                      specific_context=clean(card.specific_context), room_assignments=rooms,
+                      files_touched=tuple(clean(f) for f in card.files_touched))
+    return (cleaned, tally) if tally else (card, {})

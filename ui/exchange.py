@@ -44,12 +44,17 @@ def show_card(card) -> None:
     st.text("\n".join(lines))  # one element per card: four fields, one per line
 
 
+VERBATIM_NOTE = ("Verbatim text, exactly as the source wrote it: secrets in it are not redacted "
+                 "here. Cards, packs and everything sent to an LLM are.")
+
+
 def show_messages(palace, exchange) -> None:
     """The exchange's messages (its ply range), each as text under its role."""
     messages = palace.messages(exchange.conversation_id, exchange.ply_start, exchange.ply_end)
     st.caption(f"conversation {md_escape(exchange.conversation_id)} · messages "
                f"{exchange.ply_start}–{exchange.ply_end} · {md_escape(exchange.project or 'no project')}"
                f" · {md_escape(exchange.timestamp or 'no time')}")
+    st.caption(VERBATIM_NOTE)
     for m in messages[:MAX_MESSAGES]:
         with st.chat_message(m.role if m.role in ("user", "assistant") else "tool",
                              avatar=ROLE_ICONS.get(m.role, ":material/notes:")):
