@@ -31,3 +31,7 @@ class BatchPendingError(DistillError):
 
 class SearchError(PalaceError):
     """A mode string or an index could not be used."""
+
+
+class InputError(PalaceError):
+    """A file or value the person gave is not usable (a broken queries line, a bad grade)."""
