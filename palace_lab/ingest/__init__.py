@@ -19,10 +19,12 @@ from collections.abc import Callable, Iterable
 from dataclasses import dataclass, field
 from pathlib import Path
 
-from palace_lab.errors import NothingToIngestError, PalaceError, UnknownFormatError
+from palace_lab.errors import (
+    NothingToIngestError, PalaceError, TooLargeError, UnknownFormatError,
+)
 from palace_lab.ingest.base import ParseResult, Parser, read_head
 from palace_lab.ingest.clean import clean_conversation, copy_beside, unique_exchanges
-from palace_lab.segment import segment
+from palace_lab.segment import is_clipped, segment
 
 # Order matters only for ties; each sniffer looks for its own format's content.
 PARSER_MODULES = {
@@ -202,7 +204,12 @@ def _prepared(parsed: ParseResult, report: SourceReport) -> list[tuple]:
     out = []
     for conv in convs:
         conv = clean_conversation(conv, report.skipped)
-        out.append((conv, unique_exchanges(segment(conv), report.skipped)))
+        exchanges = unique_exchanges(segment(conv), report.skipped)
+        clipped = sum(1 for e in exchanges if is_clipped(e.verbatim))
+        if clipped:
+            report.skipped["exchange_truncated"] = report.skipped.get("exchange_truncated", 0) \
+                + clipped
+        out.append((conv, exchanges))
     return out
 
 
@@ -272,6 +279,8 @@ def ingest_one(palace, path: Path, fmt: str = "auto") -> SourceReport:
         read = _read(palace, path, fmt)
     except UnknownFormatError as exc:
         return _refused(path, "unknown_format", str(exc))
+    except TooLargeError as exc:
+        return _refused(path, "too_large", str(exc))
     except PalaceError:
         raise
     except OSError as exc:

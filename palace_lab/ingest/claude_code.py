@@ -25,7 +25,7 @@ from functools import lru_cache
 from pathlib import Path
 
 from palace_lab.ingest.base import (
-    RECORD_ERRORS, Parser, ParseResult, first_json_lines, iter_jsonl, read_head,
+    RECORD_ERRORS, Parser, ParseResult, first_json_lines, iter_jsonl, read_head, squash_spaces,
 )
 from palace_lab.model import Conversation, Message
 
@@ -281,10 +281,12 @@ def _record(b: _Builder, rec: dict, line: int, info: dict, queued: list, result)
 
 def _place_queued(b: _Builder, queued: list[dict]) -> None:
     """Queued prompts that never arrived as user records stay where they were typed."""
-    later_requests = {" ".join(m["text"].split()) for m in b.messages if m.get("is_request")}
+    if not queued:
+        return
+    later_requests = {squash_spaces(m["text"]) for m in b.messages if m.get("is_request")}
     for q in reversed(queued):
         text = q["rec"]["content"]
-        if " ".join(text.split()) in later_requests:
+        if squash_spaces(text) in later_requests:
             continue
         entry = dict(role="user", text=text, source_key=f"queue:L{q['line']}",
                      timestamp=q["rec"].get("timestamp"), source_path=str(b.path),

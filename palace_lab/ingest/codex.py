@@ -20,7 +20,7 @@ import re
 from pathlib import Path
 
 from palace_lab.ingest.base import (
-    RECORD_ERRORS, Parser, ParseResult, first_json_lines, iter_jsonl,
+    RECORD_ERRORS, Parser, ParseResult, first_json_lines, iter_jsonl, squash_spaces,
 )
 from palace_lab.model import Conversation, Message
 
@@ -106,7 +106,7 @@ def _event(p: dict, seen: dict[str, set]) -> dict | None:
     text = p.get("message")
     if not isinstance(text, str) or not text.strip():
         return None
-    key = " ".join(text.split())
+    key = squash_spaces(text)
     if kind == "user_message" and key not in seen["user"]:
         return dict(role="user", text=text, is_request=True, meta={"from_event": True})
     if kind == "agent_message" and key not in seen["assistant"]:
@@ -124,8 +124,8 @@ def _item_texts(path: Path) -> dict[str, set]:
             continue
         try:
             text = _content_text(p.get("content"))
-            seen[p["role"]].add(" ".join(_INJECTED.sub("", text).split()))
-            seen[p["role"]].add(" ".join(text.split()))
+            seen[p["role"]].add(squash_spaces(_INJECTED.sub("", text)))
+            seen[p["role"]].add(squash_spaces(text))
         except RECORD_ERRORS:
             continue  # the main pass counts this record
     return seen
