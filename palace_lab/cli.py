@@ -24,8 +24,12 @@ class _Parser(argparse.ArgumentParser):
 
 def _emit(args, data, text: str | None = None) -> None:
     if args.json:
-        json.dump(data, sys.stdout, ensure_ascii=False, indent=1, default=str)
-        sys.stdout.write("\n")
+        text = json.dumps(data, ensure_ascii=False, indent=1, default=str)
+        try:
+            text.encode("utf-8")
+        except UnicodeEncodeError:  # a lone surrogate from some source: \u escapes keep it
+            text = json.dumps(data, ensure_ascii=True, indent=1, default=str)
+        sys.stdout.write(text + "\n")
     else:
         print(text if text is not None else json.dumps(data, indent=1, default=str))
 

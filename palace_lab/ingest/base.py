@@ -40,7 +40,7 @@ class ParseResult:
     lines: int = 0
 
     def skip(self, reason: str, n: int = 1) -> None:
-        self.skipped[reason] += n
+        self.skipped[safe_reason(reason)] += n
 
     def keep(self, conversation: Conversation) -> None:
         """Keep a parsed conversation; one with no message is counted, not kept."""
@@ -51,6 +51,14 @@ class ParseResult:
 
 
 _SPACES = re.compile(r"\s+")
+_SURROGATES = re.compile("[\ud800-\udfff]")
+
+
+def safe_reason(reason: str, limit: int = 80) -> str:
+    """A skip reason that can be printed and stored: a reason may quote a record's own type
+    (``record:<type>``), which can be anything, of any length."""
+    reason = _SURROGATES.sub("\ufffd", reason)
+    return reason if len(reason) <= limit else reason[: limit - 1] + "…"
 
 
 def squash_spaces(text: str) -> str:
