@@ -4,7 +4,12 @@ from __future__ import annotations
 
 import json
 import os
+import shutil
 import sqlite3
+import subprocess
+import sys
+import tempfile
+from pathlib import Path
 
 import pytest
 
@@ -124,19 +129,40 @@ def test_an_empty_file_is_a_palace_only_when_asked(tmp_path, capsys):
     assert main(["verify", "--db", str(empty)]) == 0
 
 
-@pytest.mark.skipif(os.geteuid() == 0, reason="root writes read-only files")
-def test_a_read_only_palace(tmp_path, db, capsys):
-    db.chmod(0o444)
-    db.parent.chmod(0o555)
+def _as_nobody() -> list[str]:
+    """A command prefix that drops root (root writes read-only files), or skip."""
+    if os.geteuid() != 0:
+        return []
+    if not shutil.which("setpriv"):
+        pytest.skip("running as root without setpriv: read-only files cannot be tested")
+    return ["setpriv", "--reuid=65534", "--regid=65534", "--clear-groups"]
+
+
+@pytest.mark.parametrize("what", ["file", "folder"])
+def test_a_read_only_palace_is_one_line(what):
+    prefix = _as_nobody()
+    root = Path(tempfile.mkdtemp(prefix="palace-ro-"))  # outside pytest's private folder
     try:
-        history = write_jsonl(tmp_path / "more" / "h.jsonl", [])
-    except OSError:
-        history = tmp_path / "h.jsonl"
-    try:
-        one_line_error(capsys, ["ingest", str(history), "--db", str(db)])
+        history = write_jsonl(root / "h.jsonl", [{"conversation_id": "c", "role": "user",
+                                                  "content": "x"}])
+        assert main(["ingest", str(history), "--db", str(root / "d" / "p.db")]) == 0
+        more = write_jsonl(root / "h2.jsonl", [{"conversation_id": "c2", "role": "user",
+                                                "content": "y"}])
+        for path in (root, root / "d", root / "d" / "p.db", history, more):
+            path.chmod(0o755 if path.is_dir() else 0o644)
+        (root / "d" / "p.db").chmod(0o444)
+        if what == "folder":
+            (root / "d").chmod(0o555)
+        else:
+            (root / "d").chmod(0o777)
+        run = subprocess.run([*prefix, sys.executable, "-m", "palace_lab.cli", "ingest",
+                              str(more), "--db", str(root / "d" / "p.db")],
+                             capture_output=True, text=True)
+        assert run.returncode == 1, run.stderr
+        assert run.stderr.count("\n") == 1 and "read-only" in run.stderr, run.stderr
     finally:
-        db.parent.chmod(0o755)
-        db.chmod(0o644)
+        (root / "d").chmod(0o755)
+        shutil.rmtree(root, ignore_errors=True)
 
 
 def test_a_symlink_loop_as_db_is_one_line(tmp_path, capsys):

@@ -61,6 +61,12 @@ def _connect(path: Path) -> sqlite3.Connection:
         conn.row_factory = sqlite3.Row
         conn.execute("SELECT COUNT(*) FROM sqlite_master").fetchone()
     except sqlite3.DatabaseError as exc:
+        if "readonly" in str(exc):
+            raise StoreError(f"the palace {path} is read-only (the file or its folder; SQLite "
+                             "writes beside a WAL palace even to read it)") from None
+        if "unable to open" in str(exc):
+            raise StoreError(f"cannot open the palace {path} ({exc}): is the file or its folder"
+                             " read-only or missing?") from None
         raise StoreError(f"{path} is not a palace file ({exc})") from None
     return conn
 
@@ -113,6 +119,9 @@ def _is_busy(exc: sqlite3.OperationalError) -> bool:
 def _store_error(path: Path, exc: sqlite3.Error) -> StoreError:
     if "readonly" in str(exc):
         return StoreError(f"the palace {path} is read-only (the file or its folder): {exc}")
+    if "full" in str(exc):
+        return StoreError(f"the disk holding the palace {path} is full: {exc}; nothing of this"
+                          " write was kept")
     return StoreError(f"cannot write to the palace {path}: {exc}")
 
 
@@ -195,6 +204,11 @@ class Palace(CardsMixin, VectorsMixin, EvaluationMixin):
             self._begin()
             try:
                 yield self.conn
+            except sqlite3.OperationalError as exc:
+                self.conn.execute("ROLLBACK")
+                if "readonly" in str(exc) or "full" in str(exc):
+                    raise _store_error(self.path, exc) from None
+                raise
             except BaseException:
                 self.conn.execute("ROLLBACK")
                 raise
