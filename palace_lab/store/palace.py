@@ -99,16 +99,25 @@ def _create(path: Path) -> None:
             migrate(conn)
         finally:
             conn.close()
-        try:
-            os.link(aside, path)
-        except FileExistsError:
-            pass  # another process made it first: theirs is as good as ours
+        _link_into_place(aside, path)
     except sqlite3.Error as exc:
         raise StoreError(f"cannot create the palace {path}: {exc}") from None
     finally:
         for leftover in (aside, aside.with_name(aside.name + "-wal"),
                          aside.with_name(aside.name + "-shm")):
             leftover.unlink(missing_ok=True)
+
+
+def _link_into_place(aside: Path, path: Path) -> None:
+    """Put the finished palace at ``path`` unless one is there already (another process made it
+    first: theirs is as good as ours). A file system without hard links gets a rename."""
+    try:
+        os.link(aside, path)
+    except FileExistsError:
+        pass
+    except OSError:
+        if not path.exists():
+            os.replace(aside, path)
 
 
 def _is_busy(exc: sqlite3.OperationalError) -> bool:
