@@ -182,6 +182,16 @@ def zip_cases() -> list[tuple[str, str, dict | bytes]]:
     ]
 
 
+def generated_cases() -> list[tuple[str, str, bytes]]:
+    return (record_cases("claude-code", cc_records(), 0)
+            + record_cases("claude-code", cc_records(), 1)
+            + record_cases("codex", codex_records(), 0)
+            + record_cases("codex", codex_records(), 1)
+            + record_cases("codex", codex_records(), 2)
+            + record_cases("palace-jsonl", palace_records(), 0)
+            + file_cases())
+
+
 class Corpus:
     def __init__(self, tmp_path: Path, capsys):
         self.tmp, self.capsys = tmp_path, capsys
@@ -226,14 +236,7 @@ def test_the_bad_input_corpus_through_the_cli(tmp_path, capsys):
     assert corpus.run("distill", ["distill", "--db", corpus.db, "--json"]) == 0
     corpus.check("distill")
 
-    cases = (record_cases("claude-code", cc_records(), 0)
-             + record_cases("claude-code", cc_records(), 1)
-             + record_cases("codex", codex_records(), 0)
-             + record_cases("codex", codex_records(), 1)
-             + record_cases("codex", codex_records(), 2)
-             + record_cases("palace-jsonl", palace_records(), 0)
-             + file_cases())
-    for label, name, data in cases:
+    for label, name, data in generated_cases():
         path = inputs / name
         path.write_bytes(data)
         corpus.case(label, path)
@@ -280,3 +283,28 @@ def test_the_bad_input_corpus_through_the_cli(tmp_path, capsys):
           f"verify ok after each, counts never fell; final (conversations, messages, "
           f"exchanges, cards) = {corpus.last}")
     assert corpus.cases >= 150
+
+
+def test_detection_agrees_with_parsing_on_the_corpus(tmp_path):
+    """Whatever an explicit --format reads, auto-detection picks a format that reads it."""
+    from palace_lab.ingest import PARSER_MODULES, detect_format, get_parser
+
+    disagreements = []
+    for label, name, data in generated_cases():
+        path = tmp_path / name
+        path.write_bytes(data)
+        readers = [f for f in PARSER_MODULES if _reads(get_parser(f), path)]
+        try:
+            auto = detect_format(path)
+        except Exception as exc:  # noqa: BLE001 - the verdict is what is compared
+            auto = type(exc).__name__
+        if readers and auto not in readers:
+            disagreements.append((label, readers, auto))
+    assert disagreements == []
+
+
+def _reads(parser, path) -> bool:
+    try:
+        return bool(parser.parse(path).conversations)
+    except Exception:  # noqa: BLE001 - a parser that refuses the file does not read it
+        return False

@@ -129,7 +129,7 @@ def test_an_unreadable_file_is_reported_and_the_folder_goes_on(tmp_path, palace)
     assert len(palace.exchanges()) == 2
 
 
-def test_an_undecodable_file_name_is_reported_and_the_folder_goes_on(tmp_path, palace):
+def test_a_file_with_an_undecodable_name_is_read(tmp_path, palace):
     folder = good_folder(tmp_path)
     try:
         bad = os.path.join(os.fsencode(folder), b"m-\xff\xfe.jsonl")
@@ -138,9 +138,11 @@ def test_an_undecodable_file_name_is_reported_and_the_folder_goes_on(tmp_path, p
     except OSError:
         pytest.skip("this file system refuses undecodable names")
     report = ingest_paths(palace, [folder])
-    assert report.totals()["skipped"] == {"file:undecodable_file_name": 1}
-    assert len(palace.exchanges()) == 2
+    assert report.totals()["skipped"] == {"lone_surrogate_replaced": 2}  # its source paths
+    assert len(palace.exchanges()) == 3 and palace.verify().ok
     json.dumps(report.to_dict(), ensure_ascii=False).encode("utf-8")  # printable as it is
+    assert any(s.path.endswith("m-\ufffd\ufffd.jsonl") for s in report.sources)
+    assert ingest_paths(palace, [folder]).totals()["unchanged_files"] == 3
 
 
 def test_a_file_that_breaks_a_parser_is_reported_and_the_folder_goes_on(tmp_path, palace,

@@ -22,7 +22,7 @@ from pathlib import Path
 from palace_lab.errors import (
     NothingToIngestError, PalaceError, TooLargeError, UnknownFormatError,
 )
-from palace_lab.ingest.base import ParseResult, Parser, read_head
+from palace_lab.ingest.base import RECORD_ERRORS, ParseResult, Parser, read_head
 from palace_lab.ingest.clean import clean_conversation, copy_beside, unique_exchanges
 from palace_lab.segment import is_clipped, segment
 
@@ -54,10 +54,18 @@ def detect_format(path: Path) -> str:
         raise UnknownFormatError(f"{path} is empty")
     head = read_head(path)
     for name in PARSER_MODULES:
-        if get_parser(name).sniff(path, head):
+        if _sniffs(name, path, head):
             return name
     raise UnknownFormatError(
         f"{path} is not a known export; formats tried: {', '.join(PARSER_MODULES)}")
+
+
+def _sniffs(name: str, path: Path, head: bytes) -> bool:
+    """A sniffer's answer; one that breaks on odd content has not recognised its format."""
+    try:
+        return bool(get_parser(name).sniff(path, head))
+    except (OSError, RecursionError, *RECORD_ERRORS):
+        return False
 
 
 @dataclass
@@ -178,7 +186,8 @@ def _quietly(fn, *args) -> bool:
 
 
 def _shown(path: Path) -> str:
-    """A path as text that can always be printed and stored (undecodable bytes replaced)."""
+    """A path as text that can always be printed and stored: a name that is not valid UTF-8
+    keeps its readable part, each undecodable byte becomes U+FFFD (the file is still read)."""
     return os.fsencode(path).decode("utf-8", "replace")
 
 
@@ -214,7 +223,7 @@ def _prepared(parsed: ParseResult, report: SourceReport) -> list[tuple]:
 
 
 def _store(palace, path: Path, fmt: str, parsed: ParseResult, sha1: str) -> SourceReport:
-    report = SourceReport(str(path), fmt, skipped=dict(parsed.skipped))
+    report = SourceReport(_shown(path), fmt, skipped=dict(parsed.skipped))
     ready = _prepared(parsed, report)
     if not ready:
         report.error = "nothing valid was read"
@@ -222,7 +231,7 @@ def _store(palace, path: Path, fmt: str, parsed: ParseResult, sha1: str) -> Sour
     with palace.transaction() as tx:
         for conv, exchanges in ready:
             _store_one(palace, tx, conv, exchanges, report)
-        palace.record_source(tx, str(path), fmt, path.stat().st_size, sha1,
+        palace.record_source(tx, _shown(path), fmt, path.stat().st_size, sha1,
                              report.conversations, report.messages, report.skipped)
     return report
 
@@ -258,8 +267,8 @@ def ingest_file(palace, path: Path, fmt: str = "auto", *, explicit: bool = True)
 def _read(palace, path: Path, fmt: str):
     """(format, parse result, sha1) of a file, or its report when it is unchanged."""
     sha1 = _sha1(path)
-    if palace.source_unchanged(str(path), sha1):
-        return SourceReport(str(path), None, unchanged=True)
+    if palace.source_unchanged(_shown(path), sha1):
+        return SourceReport(_shown(path), None, unchanged=True)
     name = detect_format(path) if fmt == "auto" else fmt
     return name, get_parser(name).parse(path), sha1
 
@@ -272,9 +281,6 @@ def ingest_one(palace, path: Path, fmt: str = "auto") -> SourceReport:
     itself (locked for too long, read-only, a full disk) would meet every later file too.
     """
     shown = _shown(path)
-    if shown != str(path):
-        return _refused(path, "undecodable_file_name",
-                        f"{shown}: its name is not valid UTF-8; rename it to ingest it")
     try:
         read = _read(palace, path, fmt)
     except UnknownFormatError as exc:

@@ -34,8 +34,8 @@ TOOL_OUTPUTS = {"function_call_output", "custom_tool_call_output", "local_shell_
 
 def sniff(path: Path, head: bytes) -> bool:
     for obj in first_json_lines(head, limit=5):
-        if obj.get("type") in {"session_meta", "response_item", "event_msg", "turn_context"} \
-                and isinstance(obj.get("payload"), dict):
+        if isinstance(obj.get("type"), str) and isinstance(obj.get("payload"), dict) \
+                and obj["type"] in {"session_meta", "response_item", "event_msg", "turn_context"}:
             return True
     return False
 
