@@ -359,6 +359,7 @@ class LLMClient:
         """
         if not requests:
             raise ValueError("a batch needs at least one request")
+        requests = [_redacted_request(r) for r in requests]  # built elsewhere: redact again
         held = self.budget.reserve(sum(
             worst_case_cost(json.dumps(r["params"]), r["params"]["max_tokens"], self.price,
                             batch=True)
@@ -445,6 +446,16 @@ def _redacted_message(message: Mapping[str, Any]) -> dict:
     out["content"] = _redacted_block(content) if isinstance(content, str) else (
         [_redacted_block(b) for b in content] if isinstance(content, list) else content)
     return out
+
+
+def _redacted_request(request: Mapping[str, Any]) -> dict:
+    params = dict(request["params"])
+    if "system" in params:
+        system = params["system"]
+        params["system"] = _redacted_block(system) if isinstance(system, str) else [
+            _redacted_block(b) for b in system]
+    params["messages"] = [_redacted_message(m) for m in params.get("messages", [])]
+    return {**request, "params": params}
 
 
 def system_with_cache(system_blocks: System) -> list[dict]:

@@ -79,3 +79,20 @@ def test_everything_sent_to_the_llm_passes_the_redactor():
     sent = json.dumps(params)
     assert not [s for s in secrets if s in sent]
     assert params["system"][0]["text"] == "fixed instructions"
+
+
+def test_a_batch_built_elsewhere_is_redacted_before_it_is_sent():
+    client = LLMClient(api_key="test-key", max_cost_usd=100.0)
+    secret = bare(SECRET_ROWS[0][1])
+    sent = {}
+
+    class Batches:
+        def create(self, requests):
+            sent["requests"] = requests
+            return type("Batch", (), {"id": "b1"})()
+
+    client._sdk_client = type("SDK", (), {"messages": type("M", (), {"batches": Batches()})()})()
+    client.submit_batch([{"custom_id": "x1", "params": {
+        "model": "claude-haiku-4-5", "max_tokens": 10, "system": f"key {secret}",
+        "messages": [{"role": "user", "content": f"the key is {secret}"}]}}])
+    assert secret not in json.dumps(sent["requests"])
