@@ -1,20 +1,12 @@
-"""Secret redaction: what leaves the machine never carries a credential.
+"""The redaction rules: one per kind of secret, tried in the order of :data:`RULES`.
 
-Every text the Anthropic backend sends out (and every field of the card it keeps) passes
-through :func:`redact` first. A *rule* names one kind of secret and a regular expression whose
-``secret`` group is the part to hide; the surrounding words (``Bearer``, ``--password=``,
-``DB_PASSWORD=``, the user name of a URL) stay, so the text still reads as what it was.
-
-Invariants:
-
-- A secret is replaced by ``[REDACTED:<kind>]``; nothing else in the text changes. Ordinary
-  text (git SHAs, sha256 digests, UUIDs, file paths, base64 in code, words like ``task-skip``)
-  is returned byte for byte.
-- Findings report the kind, the count, the 1-based line numbers and the character offsets of
-  each secret in the *original* text, never the secret itself.
-- Rules are tried in the order of :data:`RULES`; a span already claimed by an earlier rule is
-  not matched again, so an ``sk-ant-`` key after ``Bearer`` is reported once, as an
-  Anthropic key. Redacting twice changes nothing the second time.
+A *rule* names one kind of secret and a regular expression whose ``secret`` group is the part
+to hide; the surrounding words (``Bearer``, ``--password=``, ``DB_PASSWORD=``, the user name of
+a URL) stay. ``triggers`` are substrings without which a rule cannot match (a cheap ``in`` test
+before any regular expression runs); ``plausible`` tests the secret itself (keys mix letters and
+digits; a generic ``key = value`` value must be long and of high entropy). The first rules name
+the provider by its key's own shape; the last two are the generic password assignment and
+high-entropy ``key = value`` rules, which only see what no earlier rule claimed.
 """
 
 from __future__ import annotations
@@ -123,7 +115,7 @@ _SECRET_FLAGS = (
     "access-token", "auth-token", "client-secret",
 )
 
-RULES: tuple[Rule, ...] = (
+_FIRST_RULES: tuple[Rule, ...] = (
     _rule(
         "private_key",
         _PEM_BEGIN + r"[\s\S]*?-----END (?:[A-Z0-9]+ )*PRIVATE KEY-----)",
@@ -200,7 +192,7 @@ _VALUE = r"""(?P<secret>"[^"\n]+"|'[^'\n]+'|[^\s'",;]+)"""
 _KEY_WORDS = (r"secret|token|credential|signature|"
               r"(?:api|access|private|auth|client|signing|master|encryption|account)[_-]?key")
 
-MORE_RULES: tuple[Rule, ...] = (
+_PROVIDER_AND_GENERIC_RULES: tuple[Rule, ...] = (
     _rule("aws_secret_key",
           r"(?i)(?:aws_?secret_?access_?key|secret_?access_?key)[\"']?[ \t]*[:=][ \t]*[\"']?"
           r"(?P<secret>[A-Za-z0-9/+=]{40})(?![A-Za-z0-9/+=])", *_cased("secret")),
@@ -253,179 +245,5 @@ MORE_RULES: tuple[Rule, ...] = (
           plausible=_high_entropy),
 )
 
-@dataclass(frozen=True)
-class Finding:
-    """Where secrets of one kind were (1-based lines, offsets in the original text)."""
 
-    kind: str
-    count: int
-    lines: tuple[int, ...]
-    offsets: tuple[tuple[int, int], ...]
-
-    def to_dict(self) -> dict:
-        return {
-            "kind": self.kind,
-            "count": self.count,
-            "lines": list(self.lines),
-            "offsets": [list(o) for o in self.offsets],
-        }
-
-
-@dataclass(frozen=True)
-class RedactionResult:
-    """The redacted text and what was removed from it (never the secrets themselves)."""
-
-    text: str
-    findings: tuple[Finding, ...] = ()
-
-    @property
-    def redacted(self) -> bool:
-        return bool(self.findings)
-
-    @property
-    def counts(self) -> dict[str, int]:
-        return {f.kind: f.count for f in self.findings}
-
-    def to_dict(self) -> dict:
-        return {"findings": [f.to_dict() for f in self.findings]}
-
-
-def placeholder(kind: str) -> str:
-    return f"[REDACTED:{kind}]"
-
-
-RULES = RULES + MORE_RULES
-
-
-def _claim_spans(text: str, rules: tuple[Rule, ...]) -> list[tuple[int, int, str]]:
-    claimed: list[tuple[int, int, str]] = []
-    for rule in rules:
-        if not rule.may_match(text):
-            continue
-        for m in rule.pattern.finditer(text):
-            start, end = m.span("secret")
-            if start == end or any(s < end and start < e for s, e, _ in claimed):
-                continue
-            secret = m.group("secret")
-            if secret.strip("'\"").startswith("[REDACTED:"):
-                continue  # already redacted: a second pass changes nothing
-            if rule.plausible is not None and not rule.plausible(secret):
-                continue
-            if rule.accept is not None and not rule.accept(m):
-                continue
-            claimed.append((start, end, rule.kind))
-    return sorted(claimed)
-
-
-def _findings(text: str, spans: list[tuple[int, int, str]]) -> tuple[Finding, ...]:
-    by_kind: dict[str, list[tuple[int, int]]] = {}
-    for start, end, kind in spans:
-        by_kind.setdefault(kind, []).append((start, end))
-    return tuple(
-        Finding(
-            kind=kind,
-            count=len(offsets),
-            lines=tuple(sorted({text.count("\n", 0, s) + 1 for s, _ in offsets})),
-            offsets=tuple(offsets),
-        )
-        for kind, offsets in sorted(by_kind.items())
-    )
-
-
-def redact(text: str, *, rules: tuple[Rule, ...] = RULES) -> RedactionResult:
-    """Replace every secret in ``text`` by ``[REDACTED:<kind>]`` and report where they were."""
-    spans = _claim_spans(text, rules)
-    if not spans:
-        return RedactionResult(text)
-    pieces, cursor = [], 0
-    for start, end, kind in spans:
-        pieces.append(text[cursor:start])
-        pieces.append(placeholder(kind))
-        cursor = end
-    pieces.append(text[cursor:])
-    return RedactionResult("".join(pieces), _findings(text, spans))
-
-
-def redact_text(text: str) -> str:
-    """Just the redacted text."""
-    return redact(text).text
-
-
-def merge_counts(*counts: dict[str, int]) -> dict[str, int]:
-    """Sum several ``{kind: count}`` reports (e.g. the findings of every exchange of a run)."""
-    total: dict[str, int] = {}
-    for c in counts:
-        for kind, n in c.items():
-            total[kind] = total.get(kind, 0) + n
-    return dict(sorted(total.items()))
-
-
-def secrets_in(text: str) -> dict[str, str]:
-    """``{secret: kind}`` of every secret in ``text``: what a card made from it must not carry,
-    even in part (a distiller may copy the tail of a token without its prefix)."""
-    return {text[start:end].strip("'\""): kind for start, end, kind in _claim_spans(text, RULES)}
-
-
-# Runs of token characters long enough to be a recognisable piece of a secret.
-_TOKEN_RUN = re.compile(r"[A-Za-z0-9_\-+/=.:]{8,}")
-
-
-def redact_with_known(text: str, known: dict[str, str]) -> RedactionResult:
-    """:func:`redact`, then every occurrence of a ``known`` secret, and every run of token
-    characters (8 or more) that is a piece of one or holds one, is replaced too."""
-    first = redact(text)
-    if not known:
-        return first
-    extra: list[str] = []
-    body = first.text
-    for secret, kind in known.items():
-        if len(secret) >= 6 and secret in body:
-            extra += [kind] * body.count(secret)
-            body = body.replace(secret, placeholder(kind))
-    pieces, cursor = [], 0
-    for m in _TOKEN_RUN.finditer(body):
-        kind = _known_kind(m.group(0).strip(":.=/"), known)
-        if kind is None:
-            continue
-        pieces += [body[cursor:m.start()], placeholder(kind)]
-        cursor = m.end()
-        extra.append(kind)
-    if not extra:
-        return first
-    pieces.append(body[cursor:])
-    counts: dict[str, int] = dict(first.counts)
-    for kind in extra:
-        counts[kind] = counts.get(kind, 0) + 1
-    findings = tuple(Finding(k, n, (), ()) for k, n in sorted(counts.items()))
-    return RedactionResult("".join(pieces), findings)
-
-
-def _known_kind(run: str, known: dict[str, str]) -> str | None:
-    if len(run) < 8 or run.startswith("[REDACTED"):
-        return None
-    for secret, kind in known.items():
-        if run in secret or secret in run:
-            return kind
-    return None
-
-
-def redact_card(card, known: dict[str, str] | None = None):
-    """``(card, {kind: count})``: every text field of a distilled card redacted (core,
-    specific context, each room's key and label, each file touched); the same card object
-    when nothing was found."""
-    from dataclasses import replace
-
-    tally: dict[str, int] = {}
-
-    def clean(text: str) -> str:
-        result = redact_with_known(text, known or {})
-        for kind, n in result.counts.items():
-            tally[kind] = tally.get(kind, 0) + n
-        return result.text
-
-    rooms = tuple(replace(r, room_key=clean(r.room_key), room_label=clean(r.room_label))
-                  for r in card.room_assignments)
-    cleaned = replace(card, exchange_core=clean(card.exchange_core),
-                      specific_context=clean(card.specific_context), room_assignments=rooms,
-                      files_touched=tuple(clean(f) for f in card.files_touched))
-    return (cleaned, tally) if tally else (card, {})
+RULES: tuple[Rule, ...] = _FIRST_RULES + _PROVIDER_AND_GENERIC_RULES
