@@ -18,7 +18,6 @@ Invariants:
 from __future__ import annotations
 
 import json
-import os
 import sqlite3
 import threading
 import time
@@ -30,108 +29,14 @@ from pathlib import Path
 
 from palace_lab.errors import StoreError
 from palace_lab.model import Conversation, Exchange, Message, content_hash
+from palace_lab.store.archive import ArchiveMixin
 from palace_lab.store.cards import CardsMixin
 from palace_lab.store.evaluation import EvaluationMixin
-from palace_lab.store.migrations import MIGRATIONS, migrate
+from palace_lab.store.migrations import migrate
+from palace_lab.store.opening import (
+    WAIT_FOR_WRITER_S, check_is_palace, connect, create_palace, is_busy, path_exists, store_error,
+)
 from palace_lab.store.vectors import VectorsMixin
-
-
-BUSY_TIMEOUT_MS = 5000  # SQLite's own wait for a lock, per attempt
-WAIT_FOR_WRITER_S = 600.0  # how long a write waits for other writers before giving up
-PALACE_TABLES = {"sources", "conversations", "messages", "exchanges", "cards"}
-
-
-def _exists(path: Path) -> bool:
-    try:
-        path.stat()
-    except FileNotFoundError:
-        return False
-    except OSError as exc:  # a symlink loop, a path through a file, a folder we may not read
-        raise StoreError(f"cannot open the palace {path}: {exc.strerror or exc}") from None
-    return True
-
-
-def _connect(path: Path) -> sqlite3.Connection:
-    try:
-        conn = sqlite3.connect(path, check_same_thread=False, isolation_level=None,
-                               timeout=BUSY_TIMEOUT_MS / 1000)
-        conn.execute(f"PRAGMA busy_timeout={BUSY_TIMEOUT_MS}")
-        conn.execute("PRAGMA foreign_keys=ON")
-        conn.execute("PRAGMA synchronous=NORMAL")
-        conn.row_factory = sqlite3.Row
-        conn.execute("SELECT COUNT(*) FROM sqlite_master").fetchone()
-    except sqlite3.DatabaseError as exc:
-        if "readonly" in str(exc):
-            raise StoreError(f"the palace {path} is read-only (the file or its folder; SQLite "
-                             "writes beside a WAL palace even to read it)") from None
-        if "unable to open" in str(exc):
-            raise StoreError(f"cannot open the palace {path} ({exc}): is the file or its folder"
-                             " read-only or missing?") from None
-        raise StoreError(f"{path} is not a palace file ({exc})") from None
-    return conn
-
-
-def _check_palace(conn: sqlite3.Connection, path: Path, adopt_empty: bool) -> None:
-    tables = {r[0] for r in conn.execute("SELECT name FROM sqlite_master WHERE type='table'")}
-    version = conn.execute("PRAGMA user_version").fetchone()[0]
-    if version > len(MIGRATIONS):
-        return  # a palace from a newer palace_lab: migrate() says so
-    if not tables and version == 0:
-        if not adopt_empty:
-            raise StoreError(f"{path} exists but is empty, not a palace; remove it or ask for "
-                             "a new palace there (`palace-lab ingest ... --new-palace`)")
-        conn.execute("PRAGMA journal_mode=WAL")
-        return
-    if not PALACE_TABLES <= tables:
-        shown = ", ".join(sorted(tables)[:5]) or "none"
-        raise StoreError(f"{path} is an SQLite file of another application (tables: {shown}),"
-                         " not a palace; it was left unchanged")
-
-
-def _create(path: Path) -> None:
-    """A new, migrated palace made beside ``path`` and linked into place in one step."""
-    path.parent.mkdir(parents=True, exist_ok=True)
-    aside = path.with_name(f".{path.name}.new-{os.getpid()}-{threading.get_ident()}")
-    try:
-        conn = sqlite3.connect(aside, isolation_level=None)
-        try:
-            conn.execute("PRAGMA journal_mode=WAL")
-            migrate(conn)
-        finally:
-            conn.close()
-        _link_into_place(aside, path)
-    except sqlite3.Error as exc:
-        raise StoreError(f"cannot create the palace {path}: {exc}") from None
-    finally:
-        for leftover in (aside, aside.with_name(aside.name + "-wal"),
-                         aside.with_name(aside.name + "-shm")):
-            leftover.unlink(missing_ok=True)
-
-
-def _link_into_place(aside: Path, path: Path) -> None:
-    """Put the finished palace at ``path`` unless one is there already (another process made it
-    first: theirs is as good as ours). A file system without hard links gets a rename."""
-    try:
-        os.link(aside, path)
-    except FileExistsError:
-        pass
-    except OSError:
-        if not path.exists():
-            os.replace(aside, path)
-
-
-def _is_busy(exc: sqlite3.OperationalError) -> bool:
-    text = str(exc)
-    return "locked" in text or "busy" in text
-
-
-def _store_error(path: Path, exc: sqlite3.Error) -> StoreError:
-    if "readonly" in str(exc):
-        return StoreError(f"the palace {path} is read-only (the file or its folder): {exc}")
-    if "full" in str(exc):
-        return StoreError(f"the disk holding the palace {path} is full: {exc}; nothing of this"
-                          " write was kept")
-    return StoreError(f"cannot write to the palace {path}: {exc}")
 
 
 def now_iso() -> str:
@@ -158,7 +63,7 @@ def conversation_hash(conv: Conversation) -> str:
     return content_hash(conv.conversation_id, *(m.hash for m in conv.messages))
 
 
-class Palace(CardsMixin, VectorsMixin, EvaluationMixin):
+class Palace(ArchiveMixin, CardsMixin, VectorsMixin, EvaluationMixin):
     """A palace file. Use :meth:`open`; safe to share across threads (one lock per write)."""
 
     def __init__(self, path: Path, conn: sqlite3.Connection):
@@ -176,14 +81,14 @@ class Palace(CardsMixin, VectorsMixin, EvaluationMixin):
         linked into place), so a concurrent open never sees a half-made one.
         """
         path = Path(path).expanduser()
-        if not _exists(path):
+        if not path_exists(path):
             if not create:
                 raise StoreError(f"no palace at {path}; run `palace-lab ingest ... --db {path}`"
                                  " first")
-            _create(path)
-        conn = _connect(path)
+            create_palace(path)
+        conn = connect(path)
         try:
-            _check_palace(conn, path, adopt_empty)
+            check_is_palace(conn, path, adopt_empty)
             migrate(conn)
         except sqlite3.Error as exc:
             conn.close()
@@ -216,7 +121,7 @@ class Palace(CardsMixin, VectorsMixin, EvaluationMixin):
             except sqlite3.OperationalError as exc:
                 self.conn.execute("ROLLBACK")
                 if "readonly" in str(exc) or "full" in str(exc):
-                    raise _store_error(self.path, exc) from None
+                    raise store_error(self.path, exc) from None
                 raise
             except BaseException:
                 self.conn.execute("ROLLBACK")
@@ -233,8 +138,8 @@ class Palace(CardsMixin, VectorsMixin, EvaluationMixin):
                 self.conn.execute("BEGIN IMMEDIATE")
                 return
             except sqlite3.OperationalError as exc:
-                if not _is_busy(exc):
-                    raise _store_error(self.path, exc) from None
+                if not is_busy(exc):
+                    raise store_error(self.path, exc) from None
                 if time.monotonic() > deadline:
                     raise StoreError(f"the palace {self.path} stayed locked by another process "
                                      f"for {WAIT_FOR_WRITER_S:.0f} s; try again") from None
@@ -269,67 +174,6 @@ class Palace(CardsMixin, VectorsMixin, EvaluationMixin):
         )
 
     # -- conversations, messages, exchanges ---------------------------------------------------
-
-    def store_conversation(self, tx, conv: Conversation, exchanges: list[Exchange]) -> tuple[int, int]:
-        """Store one conversation under the archive rule; returns (messages, exchanges) added.
-
-        Unchanged conversations (same hash) cost one lookup and write nothing.
-        """
-        stored = self.archive_conversation(tx, conv, exchanges)
-        return stored.messages, stored.exchanges
-
-    def archive_conversation(self, tx, conv: Conversation, exchanges: list[Exchange],
-                             source: str | None = None) -> "Archived":
-        """Store one conversation; nothing already stored is ever removed.
-
-        A new conversation is inserted; a grown one (every stored message still there, at its
-        position, every stored exchange id still made) replaces itself. A copy that holds no
-        more than what is stored (a trimmed or older copy) writes nothing but an
-        ``archive_events`` row (``kept_stored``); a copy that differs from what is stored
-        (``diverged``) is returned unwritten so the caller can keep it beside the stored one.
-        """
-        digest = conversation_hash(conv)
-        cid = conv.conversation_id
-        row = tx.execute("SELECT hash FROM conversations WHERE conversation_id=?", (cid,)).fetchone()
-        if row and row[0] == digest:
-            return Archived(0, 0)
-        old_positions = {r[0]: r[1] for r in tx.execute(
-            "SELECT position, hash FROM messages WHERE conversation_id=?", (cid,))}
-        old_exchanges = {r[0] for r in tx.execute(
-            "SELECT exchange_id FROM exchanges WHERE conversation_id=?", (cid,))}
-        offered = {m.position: m.hash for m in conv.messages}
-        if row and not _keeps_everything(old_positions, old_exchanges, offered, exchanges):
-            event = "kept_stored" if offered.items() <= old_positions.items() else "diverged"
-            self.record_event(tx, cid, source, event, len(old_positions), len(offered))
-            return Archived(0, 0, event)
-        return self._replace(tx, conv, exchanges, digest, old_positions, old_exchanges)
-
-    def record_event(self, tx, conversation_id: str, source: str | None, event: str,
-                     stored: int, offered: int) -> None:
-        """Note what the archive rule decided about a copy (see :meth:`archive_conversation`)."""
-        tx.execute("INSERT INTO archive_events VALUES (?,?,?,?,?,?)",
-                   (now_iso(), conversation_id, source, event, stored, offered))
-
-    def archive_events(self) -> list[dict]:
-        rows = self.conn.execute("SELECT * FROM archive_events ORDER BY rowid")
-        return [dict(r) for r in rows]
-
-    def _replace(self, tx, conv: Conversation, exchanges: list[Exchange], digest: str,
-                 old_positions: dict, old_exchanges: set) -> "Archived":
-        tx.execute("DELETE FROM messages WHERE conversation_id=?", (conv.conversation_id,))
-        tx.execute("DELETE FROM exchanges WHERE conversation_id=?", (conv.conversation_id,))
-        tx.execute(
-            "INSERT OR REPLACE INTO conversations VALUES (?,?,?,?,?,?,?,?)",
-            (conv.conversation_id, conv.source_format, conv.project, conv.title,
-             conv.source_path, conv.parent_id, conv.started_at, digest),
-        )
-        tx.executemany("INSERT INTO messages VALUES (?,?,?,?,?,?,?,?,?,?,?,?,?)",
-                       [_message_row(m) for m in conv.messages])
-        tx.executemany("INSERT INTO exchanges VALUES (?,?,?,?,?,?,?,?,?,?,?)",
-                       [_exchange_row(e) for e in exchanges])
-        added_messages = sum(1 for m in conv.messages if old_positions.get(m.position) != m.hash)
-        added_exchanges = sum(1 for e in exchanges if e.exchange_id not in old_exchanges)
-        return Archived(added_messages, added_exchanges, "grown" if old_positions else None)
 
     def conversations(self) -> list[dict]:
         rows = self.conn.execute(
@@ -399,23 +243,6 @@ class Palace(CardsMixin, VectorsMixin, EvaluationMixin):
             "SELECT exchange_id, distiller FROM cards WHERE exchange_id NOT IN"
             " (SELECT exchange_id FROM exchanges) ORDER BY exchange_id, distiller")
         return [f"card {r[0]}@{r[1]} has no exchange" for r in cards]
-
-
-@dataclass(frozen=True)
-class Archived:
-    """What storing one conversation did: rows added and the archive rule's decision."""
-
-    messages: int
-    exchanges: int
-    event: str | None = None  # None (new or unchanged), grown, kept_stored, diverged
-
-
-def _keeps_everything(old_positions: dict, old_exchanges: set, offered: dict,
-                      exchanges: list[Exchange]) -> bool:
-    """Whether replacing the stored copy by the offered one removes nothing stored."""
-    if any(offered.get(position) != digest for position, digest in old_positions.items()):
-        return False
-    return old_exchanges <= {e.exchange_id for e in exchanges}
 
 
 def _message_row(m: Message) -> tuple:
