@@ -2,21 +2,19 @@
 
 ``ingest_paths`` walks files and folders, picks each file's format from its content (the
 registry below, tried in order), parses it, segments it into exchanges and stores every file in
-its own transaction. Re-ingesting an unchanged file is skipped by its SHA-1; a changed file
-replaces only the conversations that changed. Bad lines are skipped and counted by reason; a
-file that matches no format is refused with the formats tried; when nothing valid was read the
-palace is left exactly as it was.
+its own short transaction (parsing and segmenting happen before it begins). Re-ingesting an
+unchanged file is skipped by its SHA-1; a changed file stores its conversations under the
+archive rule (:mod:`palace_lab.store.archive`: nothing stored is ever removed). Bad lines and
+records are skipped and counted by reason; a file that cannot be read or matches no format is
+reported with its reason and the other files go on; when nothing valid was read the palace is
+left exactly as it was.
 """
 
 from __future__ import annotations
 
-import errno
 import hashlib
 import importlib
-import os
-from collections import Counter
 from collections.abc import Callable, Iterable
-from dataclasses import dataclass, field
 from pathlib import Path
 
 from palace_lab.errors import (
@@ -24,6 +22,10 @@ from palace_lab.errors import (
 )
 from palace_lab.ingest.base import RECORD_ERRORS, ParseResult, Parser, read_head
 from palace_lab.ingest.clean import clean_conversation, copy_beside, unique_exchanges
+from palace_lab.ingest.discover import (  # noqa: F401 - discover is part of the API
+    CANDIDATE_SUFFIXES, discover, discover_sources, printable_path, quietly,
+)
+from palace_lab.ingest.report import IngestReport, SourceReport
 from palace_lab.segment import is_clipped, segment
 
 # Order matters only for ties; each sniffer looks for its own format's content.
@@ -36,7 +38,6 @@ PARSER_MODULES = {
     "palace-jsonl": "palace_lab.ingest.palace_jsonl",
 }
 FORMATS = ("auto", *PARSER_MODULES)
-CANDIDATE_SUFFIXES = {".jsonl", ".json", ".zip", ".md", ".ndjson"}
 # A transcript that opens with one of our own prompts is the palace talking to itself.
 OWN_PROMPT_MARKER = "[palace_lab:"
 
@@ -66,129 +67,6 @@ def _sniffs(name: str, path: Path, head: bytes) -> bool:
         return bool(get_parser(name).sniff(path, head))
     except (OSError, RecursionError, *RECORD_ERRORS):
         return False
-
-
-@dataclass
-class SourceReport:
-    path: str
-    format: str | None
-    conversations: int = 0
-    messages: int = 0
-    exchanges: int = 0
-    new_messages: int = 0
-    new_exchanges: int = 0
-    unchanged: bool = False
-    skipped: dict = field(default_factory=dict)
-    error: str | None = None
-    events: dict = field(default_factory=dict)  # archive decisions: grown, kept_stored, …
-
-
-@dataclass
-class IngestReport:
-    sources: list[SourceReport] = field(default_factory=list)
-
-    def totals(self) -> dict:
-        keys = ("conversations", "messages", "exchanges", "new_messages", "new_exchanges")
-        out = {k: sum(getattr(s, k) for s in self.sources) for k in keys}
-        skipped: Counter = Counter()
-        for s in self.sources:
-            skipped.update(s.skipped)
-        out["skipped"] = dict(sorted(skipped.items()))
-        events: Counter = Counter()
-        for s in self.sources:
-            events.update(s.events)
-        out["archive_events"] = dict(sorted(events.items()))
-        out["errors"] = sum(1 for s in self.sources if s.error)
-        out["files"] = len(self.sources)
-        out["unchanged_files"] = sum(s.unchanged for s in self.sources)
-        return out
-
-    def by_format(self) -> dict:
-        out: dict[str, dict] = {}
-        for s in self.sources:
-            row = out.setdefault(s.format or "unknown", Counter())
-            row.update(files=1, conversations=s.conversations, messages=s.messages,
-                       exchanges=s.exchanges)
-        return {k: dict(v) for k, v in out.items()}
-
-    def to_dict(self) -> dict:
-        return {"totals": self.totals(), "formats": self.by_format(),
-                "sources": [vars(s) for s in self.sources]}
-
-
-def discover(paths: Iterable[Path]) -> list[Path]:
-    """Files to offer the parsers: given files as they are, folders walked for candidates."""
-    return discover_sources(paths)[0]
-
-
-def discover_sources(paths: Iterable[Path]) -> tuple[list[Path], list[SourceReport]]:
-    """The files of :func:`discover`, and a report for each path that cannot be read at all
-    (missing, a link to nowhere, a link loop, an unreadable folder)."""
-    from palace_lab.ingest.claude_code import is_attached_subagent
-
-    files: list[Path] = []
-    refused: list[SourceReport] = []
-    for root in paths:
-        root = Path(root).expanduser()
-        problem = _unreachable(root)
-        if problem:
-            refused.append(SourceReport(_shown(root), None, skipped={problem[0]: 1},
-                                        error=f"{_shown(root)} {problem[1]}"))
-            continue
-        if root.is_file():
-            files.append(root)
-            continue
-        for p in _walk(root, refused):
-            if p.suffix.lower() in CANDIDATE_SUFFIXES and "tool-results" not in p.parts \
-                    and not _quietly(is_attached_subagent, p):
-                files.append(p)
-    return files, refused
-
-
-def _unreachable(path: Path) -> tuple[str, str] | None:
-    """(reason, message) when ``path`` cannot be read as a file or folder, else None."""
-    try:
-        path.stat()
-    except FileNotFoundError:
-        if path.is_symlink():
-            return "broken_link", "is a symbolic link to a path that does not exist"
-        return "missing_path", "does not exist"
-    except OSError as exc:
-        if exc.errno == errno.ELOOP:
-            return "symlink_loop", "is a symbolic link loop"
-        return "unreadable_path", f"cannot be read ({exc.strerror or exc})"
-    return None
-
-
-def _walk(root: Path, refused: list[SourceReport]) -> list[Path]:
-    """Regular files under ``root`` in a stable order; unreadable folders are reported."""
-    found: list[Path] = []
-
-    def on_error(exc: OSError) -> None:
-        where = Path(exc.filename) if exc.filename else root
-        refused.append(SourceReport(_shown(where), None, skipped={"unreadable_folder": 1},
-                                    error=f"{_shown(where)} cannot be read ({exc.strerror})"))
-
-    for folder, dirs, names in os.walk(root, onerror=on_error):
-        dirs.sort()
-        for name in sorted(names):
-            path = Path(folder) / name
-            if _quietly(path.is_file):
-                found.append(path)
-    return found
-
-
-def _quietly(fn, *args) -> bool:
-    try:
-        return bool(fn(*args))
-    except (OSError, ValueError, RecursionError):
-        return False
-
-
-def _shown(path: Path) -> str:
-    """A path as text that can always be printed and stored: a name that is not valid UTF-8
-    keeps its readable part, each undecodable byte becomes U+FFFD (the file is still read)."""
-    return os.fsencode(path).decode("utf-8", "replace")
 
 
 def _sha1(path: Path) -> str:
@@ -223,7 +101,7 @@ def _prepared(parsed: ParseResult, report: SourceReport) -> list[tuple]:
 
 
 def _store(palace, path: Path, fmt: str, parsed: ParseResult, sha1: str) -> SourceReport:
-    report = SourceReport(_shown(path), fmt, skipped=dict(parsed.skipped))
+    report = SourceReport(printable_path(path), fmt, skipped=dict(parsed.skipped))
     ready = _prepared(parsed, report)
     if not ready:
         report.error = "nothing valid was read"
@@ -231,7 +109,7 @@ def _store(palace, path: Path, fmt: str, parsed: ParseResult, sha1: str) -> Sour
     with palace.transaction() as tx:
         for conv, exchanges in ready:
             _store_one(palace, tx, conv, exchanges, report)
-        palace.record_source(tx, _shown(path), fmt, path.stat().st_size, sha1,
+        palace.record_source(tx, printable_path(path), fmt, path.stat().st_size, sha1,
                              report.conversations, report.messages, report.skipped)
     return report
 
@@ -267,8 +145,8 @@ def ingest_file(palace, path: Path, fmt: str = "auto", *, explicit: bool = True)
 def _read(palace, path: Path, fmt: str):
     """(format, parse result, sha1) of a file, or its report when it is unchanged."""
     sha1 = _sha1(path)
-    if palace.source_unchanged(_shown(path), sha1):
-        return SourceReport(_shown(path), None, unchanged=True)
+    if palace.source_unchanged(printable_path(path), sha1):
+        return SourceReport(printable_path(path), None, unchanged=True)
     name = detect_format(path) if fmt == "auto" else fmt
     return name, get_parser(name).parse(path), sha1
 
@@ -280,7 +158,7 @@ def ingest_one(palace, path: Path, fmt: str = "auto") -> SourceReport:
     breaks a parser is refused with its reason. Writing is not: a problem of the palace
     itself (locked for too long, read-only, a full disk) would meet every later file too.
     """
-    shown = _shown(path)
+    shown = printable_path(path)
     try:
         read = _read(palace, path, fmt)
     except UnknownFormatError as exc:
@@ -304,7 +182,7 @@ def ingest_one(palace, path: Path, fmt: str = "auto") -> SourceReport:
 
 
 def _refused(path: Path, reason: str, error: str) -> SourceReport:
-    return SourceReport(_shown(path), None, skipped={f"file:{reason}": 1}, error=error)
+    return SourceReport(printable_path(path), None, skipped={f"file:{reason}": 1}, error=error)
 
 
 def ingest_paths(palace, paths: Iterable[str | Path], fmt: str = "auto",
@@ -314,7 +192,7 @@ def ingest_paths(palace, paths: Iterable[str | Path], fmt: str = "auto",
     UnknownFormatError) when nothing at all could be read."""
     roots = [Path(p).expanduser() for p in paths]
     files, refused = discover_sources(roots)
-    explicit = {p for p in roots if _quietly(p.is_file)}
+    explicit = {p for p in roots if quietly(p.is_file)}
     report = IngestReport(sources=list(refused))
     for i, path in enumerate(files):
         source = ingest_one(palace, path, fmt)
@@ -322,7 +200,7 @@ def ingest_paths(palace, paths: Iterable[str | Path], fmt: str = "auto",
             source.skipped = {"unknown_format": 1}  # a folder's other files: counted, not errors
         report.sources.append(source)
         if progress:
-            progress(i + 1, len(files), _shown(path))
+            progress(i + 1, len(files), printable_path(path))
     useful = [s for s in report.sources if s.conversations or s.unchanged or s.events]
     if not useful:
         raise _nothing(roots, report)
@@ -334,7 +212,7 @@ def _nothing(roots: list[Path], report: IngestReport) -> PalaceError:
         single = report.sources[0]
         unknown = "file:unknown_format" in single.skipped or "unknown_format" in single.skipped
         return (UnknownFormatError if unknown else NothingToIngestError)(single.error)
-    where = ", ".join(_shown(r) for r in roots)
+    where = ", ".join(printable_path(r) for r in roots)
     reasons = report.totals()["skipped"]
     detail = f" (skipped: {reasons})" if reasons else ""
     return NothingToIngestError(f"nothing to ingest in {where}{detail}; formats tried: "
