@@ -101,3 +101,29 @@ def test_search_during_distill(tmp_path):
     assert json.loads(subprocess.run(
         [sys.executable, "-m", "palace_lab.cli", "verify", "--db", str(db), "--json"],
         capture_output=True, text=True, check=True).stdout)["ok"]
+
+
+def test_a_writer_waits_for_another_and_says_so(tmp_path):
+    import threading
+
+    first = Palace.open(tmp_path / "p.db")
+    second = Palace.open(tmp_path / "p.db")
+    second.conn.execute("PRAGMA busy_timeout=100")  # wait in short steps, to see each one
+    told = []
+    second.on_wait = told.append
+    first.conn.execute("BEGIN IMMEDIATE")
+    done = threading.Event()
+
+    def write():
+        second.kv_set("k", "v")
+        done.set()
+
+    writer = threading.Thread(target=write)
+    writer.start()
+    time.sleep(0.5)
+    assert not done.is_set() and told == [second.path]  # waiting, and told once
+    first.conn.execute("COMMIT")
+    writer.join(timeout=10)
+    assert done.is_set() and second.kv_get("k") == "v" and len(told) == 1
+    first.close()
+    second.close()
