@@ -96,3 +96,25 @@ def test_a_batch_built_elsewhere_is_redacted_before_it_is_sent():
         "model": "claude-haiku-4-5", "max_tokens": 10, "system": f"key {secret}",
         "messages": [{"role": "user", "content": f"the key is {secret}"}]}}])
     assert secret not in json.dumps(sent["requests"])
+
+
+def test_cards_stored_before_a_rule_existed_are_redacted_on_the_way_out(tmp_path, capsys):
+    from palace_lab.distill.base import DistillOutcome
+
+    db = tmp_path / "p.db"
+    history = write_jsonl(tmp_path / "h.jsonl", [
+        {"conversation_id": "c", "role": "user", "content": "rotate the key"}])
+    assert main(["ingest", str(history), "--db", str(db)]) == 0
+    from palace_lab.store import Palace
+
+    secret = [bare(s) for kind, s, _ in SECRET_ROWS if kind == "sendgrid_api_key"][0]
+    with Palace.open(db) as palace:
+        [exchange] = palace.exchanges()
+        palace.register_distiller("old:v1", "rules")
+        palace.put_cards([DistillOutcome(DistilledCard(exchange.exchange_id, "old:v1",
+                                                       f"rotated {secret}", "ctx", (), ()))],
+                         {exchange.exchange_id: exchange.hash})
+    capsys.readouterr()
+    assert main(["cards", "--db", str(db), "--json"]) == 0
+    out = capsys.readouterr().out
+    assert secret not in out and "[REDACTED:sendgrid_api_key]" in out
