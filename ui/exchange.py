@@ -12,6 +12,8 @@ import re
 
 import streamlit as st
 
+from palace_lab.redact import redact_card
+
 ROLE_ICONS = {"user": ":material/person:", "assistant": ":material/smart_toy:",
               "tool_call": ":material/build:", "tool_result": ":material/terminal:",
               "system": ":material/settings:"}
@@ -36,6 +38,7 @@ def show_card(card) -> None:
     if card is None:
         st.caption("No card of this distiller version for this exchange.")
         return
+    card = redact_card(card)[0]  # a card stored before a redaction rule existed
     rooms = "; ".join(f"{r.room_type}: {r.room_label} ({r.relevance:.2f})" for r in card.room_assignments)
     lines = [card.exchange_core, f"detail: {card.specific_context}", f"rooms: {rooms or '(none)'}"]
     if card.files_touched:
