@@ -73,3 +73,38 @@ def test_verify_finds_a_card_without_its_exchange(tmp_path, palace):
     assert not report.ok
     assert any(m.startswith(f"card {gone}@") and m.endswith("has no exchange")
                for m in report.mismatches)
+
+
+def test_a_subagent_merged_into_the_middle_is_growth_not_a_new_copy(tmp_path, palace):
+    folder = tmp_path / "project"
+    main_file = folder / f"{SID}.jsonl"
+    write_jsonl(main_file, session(3))
+    ingest_paths(palace, [folder])
+    distill_palace(palace, get_distiller("rules"))
+    cards_before = palace.count("cards")
+    write_jsonl(folder / SID / "subagents" / "agent-1.jsonl", [
+        {"type": "user", "uuid": "s1", "sessionId": SID, "isSidechain": True,
+         "timestamp": "2026-09-01T10:00:40Z", "message": {"role": "user", "content": "explore"}},
+        {"type": "assistant", "uuid": "s2", "sessionId": SID, "isSidechain": True,
+         "timestamp": "2026-09-01T10:00:50Z",
+         "message": {"role": "assistant", "id": "sm", "content": [
+             {"type": "text", "text": "found src/shop/core.py"}]}}])
+    write_jsonl(main_file, session(4))
+    report = ingest_paths(palace, [folder])
+    assert report.totals()["archive_events"] == {"grown": 1}
+    assert [c["conversation_id"] for c in palace.conversations()] == [SID]
+    assert palace.count("messages") == 8 + 2 and palace.count("exchanges") == 4
+    assert palace.count("cards") == cards_before and palace.verify().ok
+
+
+def test_a_queued_prompt_that_arrives_later_is_growth(tmp_path, palace):
+    queued = {"type": "queue-operation", "operation": "enqueue", "sessionId": SID,
+              "timestamp": "2026-09-01T10:00:10Z", "content": "request number 1 about src/mod1.py"}
+    records = session(1) + [queued]
+    path = tmp_path / f"{SID}.jsonl"
+    write_jsonl(path, records)
+    ingest_paths(palace, [path])
+    write_jsonl(path, records + session(2)[2:])  # the queued text now arrives as a request
+    report = ingest_paths(palace, [path])
+    assert report.totals()["archive_events"] == {"grown": 1}
+    assert len(palace.conversations()) == 1 and palace.count("exchanges") == 2

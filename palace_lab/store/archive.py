@@ -1,18 +1,28 @@
 """The archive rule: storing a conversation never removes what is stored.
 
-A new conversation is inserted; a grown one (every stored message still there at its position,
-every stored exchange id still made) replaces itself; a copy that holds no more than what is
-stored (trimmed, older) writes nothing; a copy that differs (an edited message, another branch)
-is left to the caller, which keeps it beside the stored one under its own id
-(:func:`palace_lab.ingest.clean.copy_beside`). Each decision other than "new" or "grown" is a
-row of ``archive_events``.
+Copies are compared by what their messages say (role and text, wherever they sit), so a session
+that grew, had a subagent transcript merged into its middle, or had a queued prompt arrive as
+a request still counts as the same history plus more.
+
+- A new conversation is inserted.
+- A copy that still says everything the stored one says, and still makes every stored exchange
+  id, replaces it (``grown``): nothing is lost and cards and judgments keep their exchanges.
+- A copy that says nothing the stored one does not (trimmed, older) writes nothing
+  (``kept_stored``).
+- A copy that lacks something stored and adds something new (an edited message, another
+  branch) is left to the caller (``diverged``), which keeps it beside the stored one under its
+  own id (:func:`palace_lab.ingest.clean.copy_beside`).
+
+``kept_stored`` and ``diverged`` are rows of ``archive_events``; the ingest report counts all
+three.
 """
 
 from __future__ import annotations
 
+from collections import Counter
 from dataclasses import dataclass
 
-from palace_lab.model import Conversation, Exchange
+from palace_lab.model import Conversation, Exchange, content_hash
 
 
 class ArchiveMixin:
@@ -26,14 +36,7 @@ class ArchiveMixin:
 
     def archive_conversation(self, tx, conv: Conversation, exchanges: list[Exchange],
                              source: str | None = None) -> "Archived":
-        """Store one conversation; nothing already stored is ever removed.
-
-        A new conversation is inserted; a grown one (every stored message still there, at its
-        position, every stored exchange id still made) replaces itself. A copy that holds no
-        more than what is stored (a trimmed or older copy) writes nothing but an
-        ``archive_events`` row (``kept_stored``); a copy that differs from what is stored
-        (``diverged``) is returned unwritten so the caller can keep it beside the stored one.
-        """
+        """Store one conversation; nothing already stored is ever removed (see the module)."""
         from palace_lab.store.palace import conversation_hash
 
         digest = conversation_hash(conv)
@@ -41,16 +44,20 @@ class ArchiveMixin:
         row = tx.execute("SELECT hash FROM conversations WHERE conversation_id=?", (cid,)).fetchone()
         if row and row[0] == digest:
             return Archived(0, 0)
-        old_positions = {r[0]: r[1] for r in tx.execute(
-            "SELECT position, hash FROM messages WHERE conversation_id=?", (cid,))}
+        stored = Counter(said(r[0], r[1]) for r in tx.execute(
+            "SELECT role, text FROM messages WHERE conversation_id=?", (cid,)))
         old_exchanges = {r[0] for r in tx.execute(
             "SELECT exchange_id FROM exchanges WHERE conversation_id=?", (cid,))}
-        offered = {m.position: m.hash for m in conv.messages}
-        if row and not _keeps_everything(old_positions, old_exchanges, offered, exchanges):
-            event = "kept_stored" if offered.items() <= old_positions.items() else "diverged"
-            self.record_event(tx, cid, source, event, len(old_positions), len(offered))
+        offered = Counter(said(m.role, m.text) for m in conv.messages)
+        kept_ids = old_exchanges <= {e.exchange_id for e in exchanges}
+        if row and (stored - offered or not kept_ids):
+            event = "kept_stored" if not offered - stored else "diverged"
+            self.record_event(tx, cid, source, event, sum(stored.values()), len(conv.messages))
             return Archived(0, 0, event)
-        return self._replace(tx, conv, exchanges, digest, old_positions, old_exchanges)
+        self._replace(tx, conv, exchanges, digest)
+        return Archived(sum((offered - stored).values()),
+                        sum(1 for e in exchanges if e.exchange_id not in old_exchanges),
+                        "grown" if row else None)
 
     def record_event(self, tx, conversation_id: str, source: str | None, event: str,
                      stored: int, offered: int) -> None:
@@ -64,8 +71,7 @@ class ArchiveMixin:
         rows = self.conn.execute("SELECT * FROM archive_events ORDER BY rowid")
         return [dict(r) for r in rows]
 
-    def _replace(self, tx, conv: Conversation, exchanges: list[Exchange], digest: str,
-                 old_positions: dict, old_exchanges: set) -> "Archived":
+    def _replace(self, tx, conv: Conversation, exchanges: list[Exchange], digest: str) -> None:
         from palace_lab.store.palace import _exchange_row, _message_row
 
         tx.execute("DELETE FROM messages WHERE conversation_id=?", (conv.conversation_id,))
@@ -79,9 +85,6 @@ class ArchiveMixin:
                        [_message_row(m) for m in conv.messages])
         tx.executemany("INSERT INTO exchanges VALUES (?,?,?,?,?,?,?,?,?,?,?)",
                        [_exchange_row(e) for e in exchanges])
-        added_messages = sum(1 for m in conv.messages if old_positions.get(m.position) != m.hash)
-        added_exchanges = sum(1 for e in exchanges if e.exchange_id not in old_exchanges)
-        return Archived(added_messages, added_exchanges, "grown" if old_positions else None)
 
 
 @dataclass(frozen=True)
@@ -93,9 +96,6 @@ class Archived:
     event: str | None = None  # None (new or unchanged), grown, kept_stored, diverged
 
 
-def _keeps_everything(old_positions: dict, old_exchanges: set, offered: dict,
-                      exchanges: list[Exchange]) -> bool:
-    """Whether replacing the stored copy by the offered one removes nothing stored."""
-    if any(offered.get(position) != digest for position, digest in old_positions.items()):
-        return False
-    return old_exchanges <= {e.exchange_id for e in exchanges}
+def said(role: str, text: str) -> str:
+    """What a message says, wherever it sits: the archive compares copies by this."""
+    return content_hash(role, text)
