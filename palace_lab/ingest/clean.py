@@ -17,7 +17,7 @@ from __future__ import annotations
 
 import re
 from collections.abc import MutableMapping
-from dataclasses import fields, replace
+from dataclasses import replace
 
 from palace_lab.model import Conversation, Exchange, content_hash, exchange_id_for
 
@@ -25,36 +25,29 @@ _SURROGATE = re.compile("[\ud800-\udfff]")
 REPLACEMENT = "\ufffd"
 
 
-def _fixed(value, counter: list[int]):
-    if isinstance(value, str):
-        if value.isascii() or not _SURROGATE.search(value):
-            return value
-        counter[0] += 1
-        return _SURROGATE.sub(REPLACEMENT, value)
-    if isinstance(value, dict):
-        return {_fixed(k, counter): _fixed(v, counter) for k, v in value.items()}
-    if isinstance(value, (list, tuple)):
-        return type(value)(_fixed(v, counter) for v in value)
-    return value
+# The text fields stored as text; ``meta`` is stored as JSON with \u escapes, which keep a
+# lone surrogate as it is.
+_MESSAGE_FIELDS = ("conversation_id", "text", "source_key", "tool_name", "timestamp",
+                   "source_path")
+_CONVERSATION_FIELDS = ("conversation_id", "project", "title", "source_path", "parent_id", "cwd")
 
 
-def _clean_value(obj, counter: list[int], skip: tuple[str, ...] = ()):
-    changes = {}
-    for f in fields(obj):
-        if f.name in skip:
-            continue
-        value = getattr(obj, f.name)
-        fixed = _fixed(value, counter)
-        if fixed is not value:
-            changes[f.name] = fixed
+def _broken(value) -> bool:
+    return isinstance(value, str) and not value.isascii() and bool(_SURROGATE.search(value))
+
+
+def _cleaned(obj, names: tuple[str, ...], counter: list[int]):
+    changes = {n: _SURROGATE.sub(REPLACEMENT, getattr(obj, n)) for n in names
+               if _broken(getattr(obj, n))}
+    counter[0] += len(changes)
     return replace(obj, **changes) if changes else obj
 
 
 def clean_conversation(conv: Conversation, skipped: MutableMapping[str, int]) -> Conversation:
     """``conv`` with every lone surrogate replaced (the same object when there is none)."""
     counter = [0]
-    messages = tuple(_clean_value(m, counter) for m in conv.messages)
-    cleaned = _clean_value(conv, counter, skip=("messages",))
+    messages = tuple(_cleaned(m, _MESSAGE_FIELDS, counter) for m in conv.messages)
+    cleaned = _cleaned(conv, _CONVERSATION_FIELDS, counter)
     if not counter[0]:
         return conv
     skipped["lone_surrogate_replaced"] = skipped.get("lone_surrogate_replaced", 0) + counter[0]

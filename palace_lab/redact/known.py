@@ -10,6 +10,7 @@ text field of a distilled card.
 from __future__ import annotations
 
 import re
+from functools import lru_cache
 
 from palace_lab.redact.core import (
     Finding, RedactionResult, _claim_spans, placeholder, redact,
@@ -30,7 +31,7 @@ _TOKEN_RUN = re.compile(r"[A-Za-z0-9_\-+/=.:]{8,}")
 def redact_with_known(text: str, known: dict[str, str]) -> RedactionResult:
     """:func:`redact`, then every occurrence of a ``known`` secret, and every run of token
     characters (8 or more) that is a piece of one or holds one, is replaced too."""
-    first = redact(text)
+    first = _redact_short(text) if len(text) <= 256 else redact(text)
     if not known:
         return first
     extra: list[str] = []
@@ -55,6 +56,12 @@ def redact_with_known(text: str, known: dict[str, str]) -> RedactionResult:
         counts[kind] = counts.get(kind, 0) + 1
     findings = tuple(Finding(k, n, (), ()) for k, n in sorted(counts.items()))
     return RedactionResult("".join(pieces), findings)
+
+
+@lru_cache(maxsize=8192)
+def _redact_short(text: str) -> RedactionResult:
+    """Card fields repeat (room keys and labels, file paths): each is redacted once."""
+    return redact(text)
 
 
 def _known_kind(run: str, known: dict[str, str]) -> str | None:

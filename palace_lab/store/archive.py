@@ -44,20 +44,22 @@ class ArchiveMixin:
         row = tx.execute("SELECT hash FROM conversations WHERE conversation_id=?", (cid,)).fetchone()
         if row and row[0] == digest:
             return Archived(0, 0)
+        if not row:
+            self._replace(tx, conv, exchanges, digest)
+            return Archived(len(conv.messages), len(exchanges))
         stored = Counter(said(r[0], r[1]) for r in tx.execute(
             "SELECT role, text FROM messages WHERE conversation_id=?", (cid,)))
         old_exchanges = {r[0] for r in tx.execute(
             "SELECT exchange_id FROM exchanges WHERE conversation_id=?", (cid,))}
         offered = Counter(said(m.role, m.text) for m in conv.messages)
         kept_ids = old_exchanges <= {e.exchange_id for e in exchanges}
-        if row and (stored - offered or not kept_ids):
+        if stored - offered or not kept_ids:
             event = "kept_stored" if not offered - stored else "diverged"
             self.record_event(tx, cid, source, event, sum(stored.values()), len(conv.messages))
             return Archived(0, 0, event)
         self._replace(tx, conv, exchanges, digest)
         return Archived(sum((offered - stored).values()),
-                        sum(1 for e in exchanges if e.exchange_id not in old_exchanges),
-                        "grown" if row else None)
+                        sum(1 for e in exchanges if e.exchange_id not in old_exchanges), "grown")
 
     def record_event(self, tx, conversation_id: str, source: str | None, event: str,
                      stored: int, offered: int) -> None:
