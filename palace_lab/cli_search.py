@@ -2,9 +2,19 @@
 
 from __future__ import annotations
 
+import re
 import sys
 
 from palace_lab.errors import PalaceError
+
+
+_SURROGATES = re.compile("[\ud800-\udfff]")
+
+
+def _clean_query(text: str) -> str:
+    """A query as searchable text: bytes that were not UTF-8 (they arrive from the command line
+    as lone surrogates) and lone ``\\ud83d`` escapes of a JSON file become U+FFFD."""
+    return _SURROGATES.sub("\ufffd", text)
 
 
 def _engine(args, palace):
@@ -70,8 +80,8 @@ def cmd_search(args) -> None:
 
     if bool(args.query) == bool(args.queries):
         raise PalaceError("give either one QUERY or --queries FILE")
-    if args.query:  # bytes that are not UTF-8 arrive as lone surrogates: make them U+FFFD
-        args.query = args.query.encode("utf-8", "surrogateescape").decode("utf-8", "replace")
+    if args.query:
+        args.query = _clean_query(args.query)
     with _palace(args) as palace:
         engine = _engine(args, palace)
         if args.query:
@@ -82,7 +92,8 @@ def cmd_search(args) -> None:
         from palace_lab.cli import user_input
         from palace_lab.evaluate import read_queries
 
-        texts = {q["query_id"]: q["query"] for q in user_input(read_queries, args.queries)}
+        texts = {q["query_id"]: _clean_query(q["query"])
+                 for q in user_input(read_queries, args.queries)}
         exchanges = {e.exchange_id: e for e in palace.exchanges()}
         modes = _modes(args.modes or args.mode)
         result = {m: _hits_from_run(engine.run(texts, m, args.k, _filters(args)), exchanges)
@@ -95,7 +106,9 @@ def cmd_eval(args) -> None:
     from palace_lab.evaluate import evaluate_modes, read_qrels, read_queries
     from palace_lab.search import list_modes
 
-    queries, qrels = user_input(read_queries, args.queries), user_input(read_qrels, args.qrels)
+    queries = [{**q, "query": _clean_query(q["query"])}
+               for q in user_input(read_queries, args.queries)]
+    qrels = user_input(read_qrels, args.qrels)
     names = _modes(args.modes)
     known = {m["name"]: m for m in list_modes()}
     modes = [known.get(n, n) for n in names]

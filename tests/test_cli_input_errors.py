@@ -169,3 +169,13 @@ def test_a_symlink_loop_as_db_is_one_line(tmp_path, capsys):
     loop = tmp_path / "loop.db"
     os.symlink(loop, loop)
     one_line_error(capsys, ["verify", "--db", str(loop)])
+
+
+def test_a_queries_file_with_a_lone_surrogate_is_searched(tmp_path, db, capsys):
+    queries = tmp_path / "q.jsonl"
+    queries.write_text('{"query_id": "q1", "query": "pool \\ud83d timeout"}\n')
+    capsys.readouterr()
+    assert main(["search", "--db", str(db), "--queries", str(queries), "--modes",
+                 "bm25:verbatim,hybrid-rrf", "--embedder", "fake", "--json"]) == 0
+    result = json.loads(capsys.readouterr().out)
+    assert result["bm25:verbatim"]["q1"][0]["conversation_id"] == "c1"
