@@ -9,6 +9,7 @@ from __future__ import annotations
 import json
 import os
 import sys
+from pathlib import Path
 
 import pytest
 
@@ -119,14 +120,34 @@ def test_bom_does_not_lose_the_first_record(tmp_path, palace):
     assert palace.count("messages") == 2
 
 
-@pytest.mark.skipif(os.geteuid() == 0, reason="root reads every file; permissions mean nothing")
-def test_an_unreadable_file_is_reported_and_the_folder_goes_on(tmp_path, palace):
-    folder = good_folder(tmp_path)
-    locked = write_jsonl(folder / "m-locked.jsonl", [GOOD])
-    locked.chmod(0)
-    report = ingest_paths(palace, [folder])
-    assert report.totals()["skipped"] == {"file:unreadable_file": 1}
-    assert len(palace.exchanges()) == 2
+def test_an_unreadable_file_is_reported_and_the_folder_goes_on(tmp_path):
+    """Run as an unprivileged user (root reads every file), through the CLI."""
+    import shutil
+    import subprocess
+    import tempfile
+
+    prefix = []
+    if os.geteuid() == 0:
+        if not shutil.which("setpriv"):
+            pytest.skip("running as root without setpriv: permissions cannot be tested")
+        prefix = ["setpriv", "--reuid=65534", "--regid=65534", "--clear-groups"]
+    root = tempfile.mkdtemp(prefix="palace-unreadable-")  # outside pytest's private folder
+    try:
+        folder = good_folder(Path(root))
+        write_jsonl(folder / "m-locked.jsonl", [GOOD]).chmod(0)
+        os.chmod(root, 0o777)
+        for path in (folder, *folder.iterdir()):
+            if path.name != "m-locked.jsonl":
+                path.chmod(0o755 if path.is_dir() else 0o644)
+        run = subprocess.run([*prefix, sys.executable, "-m", "palace_lab.cli", "ingest",
+                              str(folder), "--db", os.path.join(root, "p.db"), "--json"],
+                             capture_output=True, text=True,
+                             env=dict(os.environ, PALACE_LAB_NO_PROGRESS="1"))
+        assert run.returncode == 0, run.stderr
+        totals = json.loads(run.stdout)["totals"]
+        assert totals["skipped"] == {"file:unreadable_file": 1} and totals["exchanges"] == 2
+    finally:
+        shutil.rmtree(root, ignore_errors=True)
 
 
 def test_a_file_with_an_undecodable_name_is_read(tmp_path, palace):
