@@ -12,7 +12,7 @@ import json
 import os
 import sys
 
-from palace_lab.errors import PalaceError
+from palace_lab.errors import InputError, PalaceError
 
 EXIT_ERROR, EXIT_UNEXPECTED, EXIT_INTERRUPTED = 1, 2, 130
 
@@ -24,8 +24,12 @@ class _Parser(argparse.ArgumentParser):
 
 def _emit(args, data, text: str | None = None) -> None:
     if args.json:
-        json.dump(data, sys.stdout, ensure_ascii=False, indent=1, default=str)
-        sys.stdout.write("\n")
+        text = json.dumps(data, ensure_ascii=False, indent=1, default=str)
+        try:
+            text.encode("utf-8")
+        except UnicodeEncodeError:  # a lone surrogate from some source: \u escapes keep it
+            text = json.dumps(data, ensure_ascii=True, indent=1, default=str)
+        sys.stdout.write(text + "\n")
     else:
         print(text if text is not None else json.dumps(data, indent=1, default=str))
 
@@ -44,7 +48,21 @@ def _palace(args, create: bool = False):
     db = Settings.from_env(db=getattr(args, "db", None)).db
     if db is None:
         raise PalaceError("no palace file: pass --db PATH or set PALACE_LAB_DB")
-    return Palace.open(db, create=create)
+    palace = Palace.open(db, create=create, adopt_empty=getattr(args, "new_palace", False))
+    palace.on_wait = _tell_waiting
+    return palace
+
+
+def _tell_waiting(path) -> None:
+    print(f"palace-lab: another process is writing to {path}; waiting for it…", file=sys.stderr)
+
+
+def user_input(fn, *args, **kwargs):
+    """Call ``fn`` on a file the person gave; what is wrong with it becomes one clear line."""
+    try:
+        return fn(*args, **kwargs)
+    except (ValueError, OverflowError) as exc:
+        raise InputError(str(exc)) from None
 
 
 def cmd_ingest(args) -> None:
@@ -79,9 +97,12 @@ def cmd_exchanges(args) -> None:
 
 
 def cmd_cards(args) -> None:
+    from palace_lab.redact import redact_card
+
     with _palace(args) as palace:
         version = args.distiller or palace.latest_distiller()
-        cards = [c.to_dict() for c in palace.cards(version)] if version else []
+        # Cards are redacted when made; again here for cards made before a rule existed.
+        cards = [redact_card(c)[0].to_dict() for c in palace.cards(version)] if version else []
     _emit(args, cards, "\n".join(f"{c['exchange_id']}  {c['exchange_core']}\n    ↳ {c['specific_context']}"
                                  + (f"\n    ⌕ {' '.join(c['keywords'])}" if c["keywords"] else "")
                                  for c in cards) or "no cards: run `palace-lab distill` first")
@@ -144,6 +165,8 @@ def build_parser() -> argparse.ArgumentParser:
     c = command("ingest", cmd_ingest, "read export files or folders into the palace")
     c.add_argument("paths", nargs="+", metavar="PATH")
     c.add_argument("--format", default="auto", choices=FORMATS)
+    c.add_argument("--new-palace", action="store_true",
+                   help="make --db a new palace even if it is an existing empty file")
     command("verify", cmd_verify, "re-hash every stored row and report mismatches")
     command("exchanges", cmd_exchanges, "list exchanges in conversation order")
     c = command("cards", cmd_cards, "list distilled cards of one distiller version")
@@ -192,6 +215,10 @@ def main(argv: list[str] | None = None) -> int:
         return EXIT_INTERRUPTED
     except BrokenPipeError:
         return 0
+    except OSError as exc:  # the person's files and folders: missing, unreadable, a directory
+        where = f": {exc.filename}" if exc.filename else ""
+        print(f"palace-lab: error: {exc.strerror or exc}{where}", file=sys.stderr)
+        return EXIT_ERROR
     except Exception as exc:  # the edge: one line, never a traceback
         if os.environ.get("PALACE_LAB_DEBUG"):
             raise

@@ -2,9 +2,19 @@
 
 from __future__ import annotations
 
+import re
 import sys
 
 from palace_lab.errors import PalaceError
+
+
+_SURROGATES = re.compile("[\ud800-\udfff]")
+
+
+def _clean_query(text: str) -> str:
+    """A query as searchable text: bytes that were not UTF-8 (they arrive from the command line
+    as lone surrogates) and lone ``\\ud83d`` escapes of a JSON file become U+FFFD."""
+    return _SURROGATES.sub("\ufffd", text)
 
 
 def _engine(args, palace):
@@ -70,6 +80,8 @@ def cmd_search(args) -> None:
 
     if bool(args.query) == bool(args.queries):
         raise PalaceError("give either one QUERY or --queries FILE")
+    if args.query:
+        args.query = _clean_query(args.query)
     with _palace(args) as palace:
         engine = _engine(args, palace)
         if args.query:
@@ -77,9 +89,11 @@ def cmd_search(args) -> None:
             _emit(args, hits, "\n".join(f"{h['rank']:>3}. {h['score']:.4f}  {h['exchange_id']}  "
                                         f"{h['preview'][:100]}" for h in hits) or "no hits")
             return
+        from palace_lab.cli import user_input
         from palace_lab.evaluate import read_queries
 
-        texts = {q["query_id"]: q["query"] for q in read_queries(args.queries)}
+        texts = {q["query_id"]: _clean_query(q["query"])
+                 for q in user_input(read_queries, args.queries)}
         exchanges = {e.exchange_id: e for e in palace.exchanges()}
         modes = _modes(args.modes or args.mode)
         result = {m: _hits_from_run(engine.run(texts, m, args.k, _filters(args)), exchanges)
@@ -88,19 +102,21 @@ def cmd_search(args) -> None:
 
 
 def cmd_eval(args) -> None:
-    from palace_lab.cli import _emit, _palace
+    from palace_lab.cli import _emit, _palace, user_input
     from palace_lab.evaluate import evaluate_modes, read_qrels, read_queries
     from palace_lab.search import list_modes
 
-    queries, qrels = read_queries(args.queries), read_qrels(args.qrels)
+    queries = [{**q, "query": _clean_query(q["query"])}
+               for q in user_input(read_queries, args.queries)]
+    qrels = user_input(read_qrels, args.qrels)
     names = _modes(args.modes)
     known = {m["name"]: m for m in list_modes()}
     modes = [known.get(n, n) for n in names]
     with _palace(args) as palace:
         engine = _engine(args, palace)
         engine.prepare(names, progress=_build_progress())
-        report = evaluate_modes(engine.run, modes, queries, qrels, k=args.k,
-                                correction=args.correction, test=args.test)
+        report = user_input(evaluate_modes, engine.run, modes, queries, qrels, k=args.k,
+                            correction=args.correction, test=args.test)
     _emit(args, report.to_dict(), report.to_markdown())
 
 
@@ -122,11 +138,12 @@ def cmd_pack(args) -> None:
 
 
 def cmd_import_queries(args) -> None:
-    from palace_lab.cli import _emit, _palace
+    from palace_lab.cli import _emit, _palace, user_input
     from palace_lab.experiments import import_query_files
 
     with _palace(args, create=False) as palace:
-        counts = import_query_files(palace, args.queries, args.qrels, query_set=args.set)
+        counts = user_input(import_query_files, palace, args.queries, args.qrels,
+                            query_set=args.set)
     _emit(args, {"query_set": args.set, **counts},
           f"query set {args.set!r}: {counts['queries']} queries, {counts['judgments']} judgments"
           f" ({counts['dangling']} for exchanges not in this palace)")

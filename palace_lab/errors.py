@@ -31,3 +31,11 @@ class BatchPendingError(DistillError):
 
 class SearchError(PalaceError):
     """A mode string or an index could not be used."""
+
+
+class InputError(PalaceError):
+    """A file or value the person gave is not usable (a broken queries line, a bad grade)."""
+
+
+class TooLargeError(PalaceError):
+    """A file, ZIP member or line is over a documented size limit (see palace_lab.ingest.base)."""

@@ -161,14 +161,18 @@ class LLMClient(StructuredClient):
     # -- structured calls --------------------------------------------------------------
 
     def message_params(self, system_blocks: System, messages: list[dict], tool: Tool) -> dict:
-        """The Messages API body of one structured call (also a batch item's ``params``)."""
+        """The Messages API body of one structured call (also a batch item's ``params``).
+
+        Every text in it passes the redactor here, whatever the caller did before: this is
+        the one door through which text leaves the machine.
+        """
         return {
             "model": self.model,
             "max_tokens": tool.max_tokens,
-            "system": system_with_cache(system_blocks),
+            "system": [_redacted_block(b) for b in system_with_cache(system_blocks)],
             "tools": [tool.definition()],
             "tool_choice": {"type": "tool", "name": tool.name},
-            "messages": messages,
+            "messages": [_redacted_message(m) for m in messages],
         }
 
     def request(self, system_blocks: System, messages: list[dict], tool: Tool) -> dict:
@@ -200,6 +204,7 @@ class LLMClient(StructuredClient):
         """
         if not requests:
             raise ValueError("a batch needs at least one request")
+        requests = [_redacted_request(r) for r in requests]  # built elsewhere: redact again
         held = self.budget.reserve(sum(
             worst_case_cost(json.dumps(r["params"]), r["params"]["max_tokens"], self.price,
                             batch=True)
@@ -261,6 +266,41 @@ class LLMClient(StructuredClient):
 
 
 # ---------------------------------------------------------------------------- helpers
+
+
+def _redacted_block(block: Any) -> Any:
+    from palace_lab.redact import redact_text
+
+    if isinstance(block, str):
+        return redact_text(block)
+    if not isinstance(block, Mapping):
+        return block
+    out = dict(block)
+    for key in ("text", "content"):
+        if isinstance(out.get(key), str):
+            out[key] = redact_text(out[key])
+        elif isinstance(out.get(key), list):
+            out[key] = [_redacted_block(b) for b in out[key]]
+    return out
+
+
+def _redacted_message(message: Mapping[str, Any]) -> dict:
+    """A message with its text redacted (string content, text and tool_result blocks)."""
+    out = dict(message)
+    content = out.get("content")
+    out["content"] = _redacted_block(content) if isinstance(content, str) else (
+        [_redacted_block(b) for b in content] if isinstance(content, list) else content)
+    return out
+
+
+def _redacted_request(request: Mapping[str, Any]) -> dict:
+    params = dict(request["params"])
+    if "system" in params:
+        system = params["system"]
+        params["system"] = _redacted_block(system) if isinstance(system, str) else [
+            _redacted_block(b) for b in system]
+    params["messages"] = [_redacted_message(m) for m in params.get("messages", [])]
+    return {**request, "params": params}
 
 
 def system_with_cache(system_blocks: System) -> list[dict]:

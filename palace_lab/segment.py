@@ -9,12 +9,37 @@ Two texts are kept per exchange, both built from searchable messages only:
 - ``verbatim``: everything the person and the agent said and did, tool input and output
   included (what the verbatim search layer indexes and what drill-down shows);
 - ``dialogue``: the person's and the agent's words without tool traffic.
+
+What one exchange contributes to cards and indexes is bounded: a message longer than
+:data:`MAX_MESSAGE_CHARS` and an exchange text longer than :data:`MAX_EXCHANGE_CHARS` keep their
+head and tail around a marker that says how much was cut (:func:`clip`). The stored messages
+always keep the whole text: drill-down and re-segmentation lose nothing.
 """
 
 from __future__ import annotations
 
 from palace_lab.files import files_touched
 from palace_lab.model import Conversation, Exchange, Message, exchange_id_for
+
+MAX_MESSAGE_CHARS = 200_000
+MAX_EXCHANGE_CHARS = 1_000_000
+CUT_NOTE = "characters cut here; the stored messages keep them"
+
+
+def clip(text: str, limit: int) -> str:
+    """``text`` within ``limit`` characters (plus the marker): its first three quarters and its
+    last quarter are kept, so both the request and the final answer survive."""
+    if len(text) <= limit:
+        return text
+    head = limit * 3 // 4
+    tail = limit - head
+    cut = len(text) - head - tail
+    return f"{text[:head]}\n[… palace_lab: {cut:,} {CUT_NOTE} …]\n{text[len(text) - tail:]}"
+
+
+def is_clipped(text: str) -> bool:
+    return CUT_NOTE in text
+
 
 _LABEL = {"user": "user", "assistant": "assistant", "tool_call": "tool call",
           "tool_result": "tool result", "system": "system"}
@@ -24,7 +49,7 @@ def render_message(m: Message) -> str:
     label = _LABEL[m.role]
     if m.tool_name and m.role == "tool_call":
         label = f"{label} {m.tool_name}"
-    return f"[{label}] {m.text}"
+    return f"[{label}] {clip(m.text, MAX_MESSAGE_CHARS)}"
 
 
 def request_text(m: Message) -> str:
@@ -49,15 +74,16 @@ def _groups(messages: tuple[Message, ...]) -> list[list[Message]]:
 def _exchange(conv: Conversation, group: list[Message], cwd: str | None) -> Exchange:
     searchable = [m for m in group if m.searchable]
     request = next((m for m in group if m.is_request), None)
-    verbatim = "\n\n".join(render_message(m) for m in searchable)
-    dialogue = "\n\n".join(
-        render_message(m) for m in searchable if m.role in ("user", "assistant"))
+    verbatim = clip("\n\n".join(render_message(m) for m in searchable), MAX_EXCHANGE_CHARS)
+    dialogue = clip("\n\n".join(
+        render_message(m) for m in searchable if m.role in ("user", "assistant")),
+        MAX_EXCHANGE_CHARS)
     return Exchange(
         exchange_id=exchange_id_for(conv.conversation_id, group[0].source_key),
         conversation_id=conv.conversation_id,
         ply_start=group[0].position,
         ply_end=group[-1].position,
-        request=request_text(request) if request else "",
+        request=clip(request_text(request), MAX_MESSAGE_CHARS) if request else "",
         verbatim=verbatim,
         dialogue=dialogue,
         files_touched=files_touched(verbatim, cwd),

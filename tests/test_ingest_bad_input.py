@@ -69,9 +69,13 @@ def test_fifty_megabyte_single_line(tmp_path, palace):
                  + b'", "message": {"role": "user", "content": "' + b"x" * (50 << 20) + b'"}}\n')
         fh.write(b"{broken\n")
     report = ingest_paths(palace, [path])
-    assert report.totals()["skipped"] == {"invalid_json": 1}
+    assert report.totals()["skipped"] == {"invalid_json": 1, "exchange_truncated": 1}
     assert len(palace.exchanges()) == 2
-    assert len(palace.exchanges()[1].verbatim) > 50 << 20
+    assert len(palace.messages(SID)[1].text) == 50 << 20  # the archive keeps every character
+    from palace_lab.segment import CUT_NOTE, MAX_EXCHANGE_CHARS
+
+    big = palace.exchanges()[1]  # what feeds cards and indexes is bounded, with a marker
+    assert CUT_NOTE in big.verbatim and len(big.verbatim) < MAX_EXCHANGE_CHARS + 200
 
 
 def test_unknown_format_error_lists_formats(tmp_path, palace):

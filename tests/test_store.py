@@ -109,3 +109,32 @@ def test_default_distiller_is_the_most_complete_version(palace):
     cards("full", exchanges)
     cards("trial", exchanges[:1])  # newer, but partial
     assert palace.latest_distiller() == "full"
+
+
+def test_a_palace_of_an_older_schema_is_migrated_once(tmp_path):
+    from palace_lab.store.migrations import M001_CREATE_TABLES, _statements
+
+    path = tmp_path / "old.db"
+    con = sqlite3.connect(path)
+    for statement in _statements(M001_CREATE_TABLES):
+        con.execute(statement)
+    con.execute("PRAGMA user_version = 1")
+    con.commit()
+    con.close()
+    with Palace.open(path) as palace:
+        assert palace.conn.execute("PRAGMA user_version").fetchone()[0] == len(MIGRATIONS)
+        assert palace.archive_events() == []
+    with Palace.open(path) as palace:  # a second open finds nothing to do
+        assert palace.conn.execute("PRAGMA user_version").fetchone()[0] == len(MIGRATIONS)
+
+
+def test_a_new_palace_on_a_file_system_without_hard_links(tmp_path, monkeypatch):
+    import os
+
+    def no_links(*_):
+        raise PermissionError("hard links not supported")
+
+    monkeypatch.setattr(os, "link", no_links)
+    with Palace.open(tmp_path / "new.db") as palace:
+        assert palace.count("exchanges") == 0
+    assert sorted(p.name for p in tmp_path.iterdir()) == ["new.db"]

@@ -12,6 +12,8 @@ import re
 
 import streamlit as st
 
+from palace_lab.redact import redact_card
+
 ROLE_ICONS = {"user": ":material/person:", "assistant": ":material/smart_toy:",
               "tool_call": ":material/build:", "tool_result": ":material/terminal:",
               "system": ":material/settings:"}
@@ -36,6 +38,7 @@ def show_card(card) -> None:
     if card is None:
         st.caption("No card of this distiller version for this exchange.")
         return
+    card = redact_card(card)[0]  # a card stored before a redaction rule existed
     rooms = "; ".join(f"{r.room_type}: {r.room_label} ({r.relevance:.2f})" for r in card.room_assignments)
     lines = [card.exchange_core, f"detail: {card.specific_context}"]
     if card.keywords:
@@ -47,12 +50,17 @@ def show_card(card) -> None:
     st.text("\n".join(lines))  # one element per card: one field per line
 
 
+VERBATIM_NOTE = ("Verbatim text, exactly as the source wrote it: secrets in it are not redacted "
+                 "here. Cards, packs and everything sent to an LLM are.")
+
+
 def show_messages(palace, exchange) -> None:
     """The exchange's messages (its ply range), each as text under its role."""
     messages = palace.messages(exchange.conversation_id, exchange.ply_start, exchange.ply_end)
     st.caption(f"conversation {md_escape(exchange.conversation_id)} · messages "
                f"{exchange.ply_start}–{exchange.ply_end} · {md_escape(exchange.project or 'no project')}"
                f" · {md_escape(exchange.timestamp or 'no time')}")
+    st.caption(VERBATIM_NOTE)
     for m in messages[:MAX_MESSAGES]:
         with st.chat_message(m.role if m.role in ("user", "assistant") else "tool",
                              avatar=ROLE_ICONS.get(m.role, ":material/notes:")):

@@ -69,16 +69,17 @@ class KVState(MutableMapping):
         return sum(1 for _ in self)
 
 
-def redact_outcome(outcome: DistillOutcome, tally: dict) -> DistillOutcome:
-    from palace_lab.redact import redact
+def redact_outcome(outcome: DistillOutcome, tally: dict,
+                   exchange: Exchange | None = None) -> DistillOutcome:
+    """The outcome with every card field redacted (rooms and files included); pieces of the
+    secrets found in ``exchange`` are removed too (see :func:`palace_lab.redact.redact_card`)."""
+    from palace_lab.redact import redact_card, secrets_in
 
-    card = outcome.card
-    core, ctx = redact(card.exchange_core), redact(card.specific_context)
-    for finding in list(core.findings) + list(ctx.findings):
-        tally[finding.kind] = tally.get(finding.kind, 0) + finding.count
-    if not core.findings and not ctx.findings:
-        return outcome
-    return replace(outcome, card=replace(card, exchange_core=core.text, specific_context=ctx.text))
+    known = secrets_in(exchange.verbatim) if exchange is not None else {}
+    card, counts = redact_card(outcome.card, known)
+    for kind, n in counts.items():
+        tally[kind] = tally.get(kind, 0) + n
+    return outcome if card is outcome.card else replace(outcome, card=card)
 
 
 def distill_palace(
@@ -138,7 +139,8 @@ def _run_batches(palace, distiller, pending: list[Exchange], stats, summary, bat
 def _store(palace, made: list[DistillOutcome], chunk: list[Exchange], summary, progress) -> None:
     if not made:
         return
-    outcomes = [redact_outcome(o, summary.redactions) for o in made]
+    by_id = {e.exchange_id: e for e in chunk}
+    outcomes = [redact_outcome(o, summary.redactions, by_id.get(o.card.exchange_id)) for o in made]
     palace.put_cards(outcomes, {e.exchange_id: e.hash for e in chunk})
     summary.made += len(outcomes)
     summary.failed += sum(1 for o in outcomes if o.card.fallback)

@@ -2,24 +2,31 @@
 
 ``ingest_paths`` walks files and folders, picks each file's format from its content (the
 registry below, tried in order), parses it, segments it into exchanges and stores every file in
-its own transaction. Re-ingesting an unchanged file is skipped by its SHA-1; a changed file
-replaces only the conversations that changed. Bad lines are skipped and counted by reason; a
-file that matches no format is refused with the formats tried; when nothing valid was read the
-palace is left exactly as it was.
+its own short transaction (parsing and segmenting happen before it begins). Re-ingesting an
+unchanged file is skipped by its SHA-1; a changed file stores its conversations under the
+archive rule (:mod:`palace_lab.store.archive`: nothing stored is ever removed). Bad lines and
+records are skipped and counted by reason; a file that cannot be read or matches no format is
+reported with its reason and the other files go on; when nothing valid was read the palace is
+left exactly as it was.
 """
 
 from __future__ import annotations
 
 import hashlib
 import importlib
-from collections import Counter
 from collections.abc import Callable, Iterable
-from dataclasses import dataclass, field
 from pathlib import Path
 
-from palace_lab.errors import NothingToIngestError, UnknownFormatError
-from palace_lab.ingest.base import ParseResult, Parser, read_head
-from palace_lab.segment import segment
+from palace_lab.errors import (
+    NothingToIngestError, PalaceError, TooLargeError, UnknownFormatError,
+)
+from palace_lab.ingest.base import RECORD_ERRORS, ParseResult, Parser, read_head
+from palace_lab.ingest.clean import clean_conversation, copy_beside, unique_exchanges
+from palace_lab.ingest.discover import (  # noqa: F401 - discover is part of the API
+    CANDIDATE_SUFFIXES, discover, discover_sources, printable_path, quietly,
+)
+from palace_lab.ingest.report import IngestReport, SourceReport
+from palace_lab.segment import is_clipped, segment
 
 # Order matters only for ties; each sniffer looks for its own format's content.
 PARSER_MODULES = {
@@ -31,7 +38,6 @@ PARSER_MODULES = {
     "palace-jsonl": "palace_lab.ingest.palace_jsonl",
 }
 FORMATS = ("auto", *PARSER_MODULES)
-CANDIDATE_SUFFIXES = {".jsonl", ".json", ".zip", ".md", ".ndjson"}
 # A transcript that opens with one of our own prompts is the palace talking to itself.
 OWN_PROMPT_MARKER = "[palace_lab:"
 
@@ -49,71 +55,18 @@ def detect_format(path: Path) -> str:
         raise UnknownFormatError(f"{path} is empty")
     head = read_head(path)
     for name in PARSER_MODULES:
-        if get_parser(name).sniff(path, head):
+        if _sniffs(name, path, head):
             return name
     raise UnknownFormatError(
         f"{path} is not a known export; formats tried: {', '.join(PARSER_MODULES)}")
 
 
-@dataclass
-class SourceReport:
-    path: str
-    format: str | None
-    conversations: int = 0
-    messages: int = 0
-    exchanges: int = 0
-    new_messages: int = 0
-    new_exchanges: int = 0
-    unchanged: bool = False
-    skipped: dict = field(default_factory=dict)
-    error: str | None = None
-
-
-@dataclass
-class IngestReport:
-    sources: list[SourceReport] = field(default_factory=list)
-
-    def totals(self) -> dict:
-        keys = ("conversations", "messages", "exchanges", "new_messages", "new_exchanges")
-        out = {k: sum(getattr(s, k) for s in self.sources) for k in keys}
-        skipped: Counter = Counter()
-        for s in self.sources:
-            skipped.update(s.skipped)
-        out["skipped"] = dict(sorted(skipped.items()))
-        out["files"] = len(self.sources)
-        out["unchanged_files"] = sum(s.unchanged for s in self.sources)
-        return out
-
-    def by_format(self) -> dict:
-        out: dict[str, dict] = {}
-        for s in self.sources:
-            row = out.setdefault(s.format or "unknown", Counter())
-            row.update(files=1, conversations=s.conversations, messages=s.messages,
-                       exchanges=s.exchanges)
-        return {k: dict(v) for k, v in out.items()}
-
-    def to_dict(self) -> dict:
-        return {"totals": self.totals(), "formats": self.by_format(),
-                "sources": [vars(s) for s in self.sources]}
-
-
-def discover(paths: Iterable[Path]) -> list[Path]:
-    """Files to offer the parsers: given files as they are, folders walked for candidates."""
-    from palace_lab.ingest.claude_code import is_attached_subagent
-
-    files: list[Path] = []
-    for root in paths:
-        root = Path(root).expanduser()
-        if not root.exists():
-            raise NothingToIngestError(f"{root} does not exist")
-        if root.is_file():
-            files.append(root)
-            continue
-        for p in sorted(root.rglob("*")):
-            if p.is_file() and p.suffix.lower() in CANDIDATE_SUFFIXES \
-                    and "tool-results" not in p.parts and not is_attached_subagent(p):
-                files.append(p)
-    return files
+def _sniffs(name: str, path: Path, head: bytes) -> bool:
+    """A sniffer's answer; one that breaks on odd content has not recognised its format."""
+    try:
+        return bool(get_parser(name).sniff(path, head))
+    except (OSError, RecursionError, *RECORD_ERRORS):
+        return False
 
 
 def _sha1(path: Path) -> str:
@@ -129,59 +82,138 @@ def _is_own_transcript(conv) -> bool:
     return bool(first) and first.text.lstrip().startswith(OWN_PROMPT_MARKER)
 
 
-def _store(palace, path: Path, fmt: str, parsed: ParseResult, sha1: str) -> SourceReport:
-    report = SourceReport(str(path), fmt, skipped=dict(parsed.skipped))
+def _prepared(parsed: ParseResult, report: SourceReport) -> list[tuple]:
+    """(conversation, exchanges) pairs ready to write: cleaned and segmented *before* the
+    write transaction begins, so the palace is locked only while rows are written."""
     convs = [c for c in parsed.conversations if not _is_own_transcript(c)]
     if len(convs) < len(parsed.conversations):
         report.skipped["own_prompt_transcript"] = len(parsed.conversations) - len(convs)
-    if not convs:
+    out = []
+    for conv in convs:
+        conv = clean_conversation(conv, report.skipped)
+        exchanges = unique_exchanges(segment(conv), report.skipped)
+        clipped = sum(1 for e in exchanges if is_clipped(e.verbatim))
+        if clipped:
+            report.skipped["exchange_truncated"] = report.skipped.get("exchange_truncated", 0) \
+                + clipped
+        out.append((conv, exchanges))
+    return out
+
+
+def _store(palace, path: Path, fmt: str, parsed: ParseResult, sha1: str) -> SourceReport:
+    report = SourceReport(printable_path(path), fmt, skipped=dict(parsed.skipped))
+    ready = _prepared(parsed, report)
+    if not ready:
         report.error = "nothing valid was read"
         return report
     with palace.transaction() as tx:
-        for conv in convs:
-            exchanges = segment(conv)
-            added_m, added_e = palace.store_conversation(tx, conv, exchanges)
-            report.conversations += 1
-            report.messages += len(conv.messages)
-            report.exchanges += len(exchanges)
-            report.new_messages += added_m
-            report.new_exchanges += added_e
-        palace.record_source(tx, str(path), fmt, path.stat().st_size, sha1,
+        for conv, exchanges in ready:
+            _store_one(palace, tx, conv, exchanges, report)
+        palace.record_source(tx, printable_path(path), fmt, path.stat().st_size, sha1,
                              report.conversations, report.messages, report.skipped)
     return report
 
 
+def _store_one(palace, tx, conv, exchanges, report: SourceReport) -> None:
+    """One conversation under the archive rule: a trimmed copy keeps the stored history, a
+    copy that differs is kept beside it under its own id (nothing stored is removed)."""
+    stored = palace.archive_conversation(tx, conv, exchanges, report.path)
+    if stored.event:
+        report.events[stored.event] = report.events.get(stored.event, 0) + 1
+    if stored.event == "kept_stored":
+        return
+    if stored.event == "diverged":
+        conv = copy_beside(conv)
+        exchanges = unique_exchanges(segment(conv), report.skipped)
+        stored = palace.archive_conversation(tx, conv, exchanges, report.path)
+    report.conversations += 1
+    report.messages += len(conv.messages)
+    report.exchanges += len(exchanges)
+    report.new_messages += stored.messages
+    report.new_exchanges += stored.exchanges
+
+
 def ingest_file(palace, path: Path, fmt: str = "auto", *, explicit: bool = True) -> SourceReport:
     """Ingest one file. An unknown format raises when ``explicit``, else is reported."""
-    sha1 = _sha1(path)
-    if palace.source_unchanged(str(path), sha1):
-        return SourceReport(str(path), None, unchanged=True)
-    try:
-        name = detect_format(path) if fmt == "auto" else fmt
-    except UnknownFormatError as exc:
-        if explicit:
-            raise
-        return SourceReport(str(path), None, skipped={"unknown_format": 1}, error=str(exc))
-    parsed = get_parser(name).parse(path)
+    read = _read(palace, path, fmt)
+    if isinstance(read, SourceReport):
+        return read
+    name, parsed, sha1 = read
     return _store(palace, path, name, parsed, sha1)
+
+
+def _read(palace, path: Path, fmt: str):
+    """(format, parse result, sha1) of a file, or its report when it is unchanged."""
+    sha1 = _sha1(path)
+    if palace.source_unchanged(printable_path(path), sha1):
+        return SourceReport(printable_path(path), None, unchanged=True)
+    name = detect_format(path) if fmt == "auto" else fmt
+    return name, get_parser(name).parse(path), sha1
+
+
+def ingest_one(palace, path: Path, fmt: str = "auto") -> SourceReport:
+    """Ingest one file; whatever is wrong with the *file* is reported, never raised.
+
+    Reading and parsing are guarded: a file that cannot be read, is of no known format or
+    breaks a parser is refused with its reason. Writing is not: a problem of the palace
+    itself (locked for too long, read-only, a full disk) would meet every later file too.
+    """
+    shown = printable_path(path)
+    try:
+        read = _read(palace, path, fmt)
+    except UnknownFormatError as exc:
+        return _refused(path, "unknown_format", str(exc))
+    except TooLargeError as exc:
+        return _refused(path, "too_large", str(exc))
+    except PalaceError:
+        raise
+    except OSError as exc:
+        return _refused(path, "unreadable_file", f"{shown} cannot be read ({exc.strerror or exc})")
+    except RecursionError:
+        return _refused(path, "too_deeply_nested", f"{shown}: its JSON is nested too deeply")
+    except MemoryError:
+        return _refused(path, "too_large", f"{shown} does not fit in memory")
+    except Exception as exc:  # one file's defect must not end the run; the reason is kept
+        return _refused(path, "unreadable_content", f"{shown}: {type(exc).__name__}: {exc}")
+    if isinstance(read, SourceReport):
+        return read
+    name, parsed, sha1 = read
+    return _store(palace, path, name, parsed, sha1)
+
+
+def _refused(path: Path, reason: str, error: str) -> SourceReport:
+    return SourceReport(printable_path(path), None, skipped={f"file:{reason}": 1}, error=error)
 
 
 def ingest_paths(palace, paths: Iterable[str | Path], fmt: str = "auto",
                  progress: Callable[[int, int, str], None] | None = None) -> IngestReport:
-    """Ingest every file under ``paths``; raises NothingToIngestError if none held anything."""
+    """Ingest every file under ``paths``; a file that cannot be read is reported with its
+    reason and the others go on. Raises NothingToIngestError (or the one file's
+    UnknownFormatError) when nothing at all could be read."""
     roots = [Path(p).expanduser() for p in paths]
-    files = discover(roots)
-    explicit = {p for p in roots if p.is_file()}
-    report = IngestReport()
+    files, refused = discover_sources(roots)
+    explicit = {p for p in roots if quietly(p.is_file)}
+    report = IngestReport(sources=list(refused))
     for i, path in enumerate(files):
-        report.sources.append(ingest_file(palace, path, fmt, explicit=path in explicit))
+        source = ingest_one(palace, path, fmt)
+        if source.skipped.get("file:unknown_format") and path not in explicit:
+            source.skipped = {"unknown_format": 1}  # a folder's other files: counted, not errors
+        report.sources.append(source)
         if progress:
-            progress(i + 1, len(files), str(path))
-    useful = [s for s in report.sources if s.conversations or s.unchanged]
+            progress(i + 1, len(files), printable_path(path))
+    useful = [s for s in report.sources if s.conversations or s.unchanged or s.events]
     if not useful:
-        where = ", ".join(str(r) for r in roots)
-        reasons = report.totals()["skipped"]
-        detail = f" (skipped: {reasons})" if reasons else ""
-        raise NothingToIngestError(f"nothing to ingest in {where}{detail}; formats tried: "
-                                   f"{', '.join(PARSER_MODULES)}")
+        raise _nothing(roots, report)
     return report
+
+
+def _nothing(roots: list[Path], report: IngestReport) -> PalaceError:
+    if len(report.sources) == 1 and report.sources[0].error:
+        single = report.sources[0]
+        unknown = "file:unknown_format" in single.skipped or "unknown_format" in single.skipped
+        return (UnknownFormatError if unknown else NothingToIngestError)(single.error)
+    where = ", ".join(printable_path(r) for r in roots)
+    reasons = report.totals()["skipped"]
+    detail = f" (skipped: {reasons})" if reasons else ""
+    return NothingToIngestError(f"nothing to ingest in {where}{detail}; formats tried: "
+                                f"{', '.join(PARSER_MODULES)}")

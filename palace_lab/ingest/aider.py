@@ -32,7 +32,7 @@ from datetime import datetime, timezone, tzinfo
 from pathlib import Path
 
 from palace_lab.errors import UnknownFormatError
-from palace_lab.ingest.base import Parser, ParseResult, SkipRecord
+from palace_lab.ingest.base import Parser, ParseResult, SkipRecord, read_file_bounded
 from palace_lab.model import Conversation, Message, content_hash
 
 NAME = "aider"
@@ -104,7 +104,7 @@ def parse_history(path: Path, *, tz: tzinfo | None = None) -> ParseResult:
 
 
 def _read_lines(path: Path, result: ParseResult) -> list[tuple[int, str]]:
-    data = path.read_bytes()
+    data = read_file_bounded(path)
     raws = data.split(b"\n")
     if raws and raws[-1] == b"":
         raws.pop()  # the file's final newline ends the last line, it does not start one

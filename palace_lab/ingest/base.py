@@ -9,15 +9,26 @@ a whole is not of its format.
 from __future__ import annotations
 
 import json
+import re
 from collections import Counter
 from datetime import datetime, timezone
 from collections.abc import Iterator
 from dataclasses import dataclass, field
 from pathlib import Path
 
+from palace_lab.errors import TooLargeError
 from palace_lab.model import Conversation
 
 SNIFF_BYTES = 64 * 1024
+# Documented limits (README, "What is guaranteed"): what is over them is refused with the
+# reason, never read whole. A JSON export document (conversations.json, in a ZIP or not) is
+# parsed in one piece, so its size bounds the memory an ingest needs.
+MAX_JSON_BYTES = 512 << 20
+MAX_LINE_BYTES = 64 << 20
+BOM = b"\xef\xbb\xbf"
+# What a record of a well-formed line can still raise when its fields have the wrong shape (a
+# number where a string belongs, a list where an object does, nesting deeper than the stack).
+RECORD_ERRORS = (TypeError, AttributeError, ValueError, KeyError, IndexError, RecursionError)
 
 
 @dataclass
@@ -29,7 +40,7 @@ class ParseResult:
     lines: int = 0
 
     def skip(self, reason: str, n: int = 1) -> None:
-        self.skipped[reason] += n
+        self.skipped[safe_reason(reason)] += n
 
     def keep(self, conversation: Conversation) -> None:
         """Keep a parsed conversation; one with no message is counted, not kept."""
@@ -37,6 +48,22 @@ class ParseResult:
             self.conversations.append(conversation)
         else:
             self.skip("empty_conversation")
+
+
+_SPACES = re.compile(r"\s+")
+_SURROGATES = re.compile("[\ud800-\udfff]")
+
+
+def safe_reason(reason: str, limit: int = 80) -> str:
+    """A skip reason that can be printed and stored: a reason may quote a record's own type
+    (``record:<type>``), which can be anything, of any length."""
+    reason = _SURROGATES.sub("\ufffd", reason)
+    return reason if len(reason) <= limit else reason[: limit - 1] + "…"
+
+
+def squash_spaces(text: str) -> str:
+    """``" ".join(text.split())`` without the list of every word (a 50 MB text has millions)."""
+    return _SPACES.sub(" ", text).strip()
 
 
 def read_head(path: Path, n: int = SNIFF_BYTES) -> bytes:
@@ -47,10 +74,10 @@ def read_head(path: Path, n: int = SNIFF_BYTES) -> bytes:
 def first_json_lines(head: bytes, limit: int = 20) -> list[dict]:
     """The JSON objects among the first lines of a file's head (for sniffing)."""
     out: list[dict] = []
-    for raw in head.splitlines()[:limit]:
+    for raw in head.removeprefix(BOM).splitlines()[:limit]:
         try:
             obj = json.loads(raw.decode("utf-8"))
-        except (UnicodeDecodeError, ValueError):
+        except (UnicodeDecodeError, ValueError, RecursionError):
             continue
         if isinstance(obj, dict):
             out.append(obj)
@@ -62,27 +89,87 @@ def iter_jsonl(path: Path, result: ParseResult) -> Iterator[tuple[int, dict]]:
 
     Bad lines are counted in ``result.skipped``: ``invalid_utf8``, ``invalid_json``,
     ``truncated_last_line`` (a last line without newline that does not parse: a write cut
-    off), ``not_an_object``. Blank lines are ignored.
+    off), ``not_an_object``, ``too_deeply_nested``. Blank lines are ignored; a UTF-8 byte
+    order mark before the first line is not part of it.
     """
     with open(path, "rb") as fh:
-        for number, raw in enumerate(fh, start=1):
+        for number, raw in enumerate(_bounded_lines(fh, result), start=1):
             result.lines += 1
-            if not raw.strip():
-                continue
-            try:
-                text = raw.decode("utf-8")
-            except UnicodeDecodeError:
-                result.skip("invalid_utf8")
-                continue
-            try:
-                obj = json.loads(text)
-            except ValueError:
-                result.skip("invalid_json" if raw.endswith(b"\n") else "truncated_last_line")
-                continue
-            if not isinstance(obj, dict):
-                result.skip("not_an_object")
-                continue
-            yield number, obj
+            obj = _line_object(raw, number, result)
+            raw = None  # a long line's bytes are not held while its record is processed
+            if obj is not None:
+                yield number, obj
+
+
+def _line_object(raw: bytes | None, number: int, result: ParseResult) -> dict | None:
+    """The object of one line, or None (blank, or skipped and counted)."""
+    if raw is None:
+        return None  # a line over MAX_LINE_BYTES, counted by _bounded_lines
+    if number == 1:
+        raw = raw.removeprefix(BOM)
+    if not raw or raw.isspace():
+        return None
+    try:
+        text = raw.decode("utf-8")
+    except UnicodeDecodeError:
+        result.skip("invalid_utf8")
+        return None
+    try:
+        obj = json.loads(text)
+    except ValueError:
+        result.skip("invalid_json" if raw.endswith(b"\n") else "truncated_last_line")
+        return None
+    except RecursionError:
+        result.skip("too_deeply_nested")
+        return None
+    if not isinstance(obj, dict):
+        result.skip("not_an_object")
+        return None
+    return obj
+
+
+def _bounded_lines(fh, result: ParseResult) -> Iterator[bytes | None]:
+    """The lines of a binary file, each read up to MAX_LINE_BYTES; a longer line is skipped
+    (``line_too_long``) without ever being held whole, and yields None in its place."""
+    limit = MAX_LINE_BYTES
+    while True:
+        raw = fh.readline(limit + 1)
+        if not raw:
+            return
+        if len(raw) <= limit or raw.endswith(b"\n") and len(raw) == limit + 1:
+            yield raw
+            continue
+        while raw and not raw.endswith(b"\n"):
+            raw = fh.readline(1 << 20)
+        result.skip("line_too_long")
+        yield None
+
+
+def read_bounded(source, name: str, limit: int | None = None) -> bytes:
+    """All bytes of an open binary file or ZIP member, refused past ``limit`` (default
+    MAX_JSON_BYTES) after reading at most one byte more: a declared size can lie."""
+    limit = MAX_JSON_BYTES if limit is None else limit
+    data = source.read(limit + 1)
+    if len(data) > limit:
+        raise TooLargeError(f"{name} is larger than {limit >> 20} MiB, the limit for one JSON "
+                            "export document; split it (one conversation per file also works)")
+    return data
+
+
+def read_file_bounded(path: Path, limit: int | None = None) -> bytes:
+    with open(path, "rb") as fh:
+        return read_bounded(fh, path.name, limit)
+
+
+def read_member_bounded(zf, member: str, owner: str, limit: int | None = None) -> bytes:
+    """A ZIP member's bytes; a member whose declared size is over the limit is refused unread."""
+    limit = MAX_JSON_BYTES if limit is None else limit
+    name = f"{owner}:{member}"
+    if zf.getinfo(member).file_size > limit:
+        raise TooLargeError(f"{name} is larger than {limit >> 20} MiB, the limit for one JSON "
+                            "export document; split it (one conversation per file also works)")
+    with zf.open(member) as fh:
+        return read_bounded(fh, name, limit)
 
 
 def project_from_folder(path: Path) -> str | None:

@@ -35,7 +35,8 @@ from pathlib import Path
 
 from palace_lab.errors import UnknownFormatError
 from palace_lab.ingest.base import (
-    Parser, ParseResult, SkipRecord, looks_like_export_json, sniff_export_zip, utc_from_unix,
+    RECORD_ERRORS, Parser, ParseResult, SkipRecord, looks_like_export_json, read_file_bounded,
+    read_member_bounded, sniff_export_zip, utc_from_unix,
     zip_member,
 )
 from palace_lab.model import Conversation, Message, content_hash
@@ -79,7 +80,11 @@ def parse(path: Path) -> ParseResult:
         if not isinstance(raw, dict) or not isinstance(raw.get("mapping"), dict):
             result.skip("not_a_conversation")
             continue
-        conversation = _conversation(raw, path, result)
+        try:
+            conversation = _conversation(raw, path, result)
+        except RECORD_ERRORS:  # a field of the wrong shape: this conversation only
+            result.skip("malformed_conversation")
+            continue
         result.keep(conversation)
     return result
 
@@ -123,7 +128,7 @@ def _load_conversations(path: Path) -> list:
 
 
 def _read_export_json(path: Path):
-    raw = _read_zip_member(path) if _is_zip(path) else path.read_bytes()
+    raw = _read_zip_member(path) if _is_zip(path) else read_file_bounded(path)
     try:
         return json.loads(raw.decode("utf-8-sig"))
     except (UnicodeDecodeError, ValueError) as exc:
@@ -143,7 +148,7 @@ def _read_zip_member(path: Path) -> bytes:
                 raise UnknownFormatError(
                     f"{path.name} is a ZIP without conversations.json (it holds {_listing(zf)})."
                 )
-            return zf.read(member)
+            return read_member_bounded(zf, member, path.name)
     except zipfile.BadZipFile as exc:
         raise UnknownFormatError(f"{path.name} is a damaged ZIP ({exc}).") from exc
 

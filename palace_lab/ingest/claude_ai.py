@@ -29,7 +29,8 @@ from pathlib import Path
 
 from palace_lab.errors import UnknownFormatError
 from palace_lab.ingest.base import (
-    Parser, ParseResult, SkipRecord, looks_like_export_json, sniff_export_zip, utc_from_iso,
+    RECORD_ERRORS, Parser, ParseResult, SkipRecord, looks_like_export_json, read_file_bounded,
+    read_member_bounded, sniff_export_zip, utc_from_iso,
     zip_member,
 )
 from palace_lab.model import Conversation, Message
@@ -62,7 +63,11 @@ def parse(path: Path) -> ParseResult:
         if not isinstance(raw.get("uuid"), str) or not raw["uuid"]:
             result.skip("missing_uuid")
             continue
-        conversation = _conversation(raw, path, projects, result)
+        try:
+            conversation = _conversation(raw, path, projects, result)
+        except RECORD_ERRORS:  # a field of the wrong shape: this conversation only
+            result.skip("malformed_conversation")
+            continue
         result.keep(conversation)
     return result
 
@@ -93,7 +98,7 @@ def _load(path: Path) -> tuple[list, dict[str, str]]:
     if is_zip:
         data, projects = _load_zip(path)
     else:
-        data = _decode(path.read_bytes(), path.name)
+        data = _decode(read_file_bounded(path), path.name)
         projects = _sibling_projects(path)
     if isinstance(data, dict) and isinstance(data.get("chat_messages"), list):
         return [data], projects
@@ -119,9 +124,10 @@ def _load_zip(path: Path) -> tuple[object, dict[str, str]]:
                 raise UnknownFormatError(
                     f"{path.name} is a ZIP without conversations.json (it holds {names})."
                 )
-            data = _decode(zf.read(member), path.name)
+            data = _decode(read_member_bounded(zf, member, path.name), path.name)
             projects_member = zip_member(zf, "projects.json")
-            raw_projects = _decode(zf.read(projects_member), path.name) if projects_member else []
+            raw_projects = (_decode(read_member_bounded(zf, projects_member, path.name), path.name)
+                            if projects_member else [])
     except zipfile.BadZipFile as exc:
         raise UnknownFormatError(f"{path.name} is a damaged ZIP ({exc}).") from exc
     return data, _project_names(raw_projects)
@@ -133,7 +139,7 @@ def _sibling_projects(path: Path) -> dict[str, str]:
     if path.name != "conversations.json" or not sibling.is_file():
         return {}
     try:
-        return _project_names(_decode(sibling.read_bytes(), sibling.name))
+        return _project_names(_decode(read_file_bounded(sibling), sibling.name))
     except UnknownFormatError:
         return {}  # project names are a nicety; a broken projects.json must not stop the chats
 

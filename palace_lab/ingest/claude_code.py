@@ -24,7 +24,9 @@ import re
 from functools import lru_cache
 from pathlib import Path
 
-from palace_lab.ingest.base import Parser, ParseResult, first_json_lines, iter_jsonl
+from palace_lab.ingest.base import (
+    RECORD_ERRORS, Parser, ParseResult, first_json_lines, iter_jsonl, read_head, squash_spaces,
+)
 from palace_lab.model import Conversation, Message
 
 NAME = "claude-code"
@@ -49,9 +51,17 @@ REJECTION = "The user doesn't want to proceed with this tool use."
 
 
 def sniff(path: Path, head: bytes) -> bool:
+    """A Claude Code record among the first lines: a known type with a session marker, or a
+    user/assistant record shaped as the parser reads it (``uuid`` and a ``message`` object),
+    so that a session written without ``sessionId`` is recognised as the parser reads it."""
     for obj in first_json_lines(head):
-        if obj.get("type") in KNOWN_TYPES and ("sessionId" in obj or "leafUuid" in obj
-                                               or "snapshot" in obj or "messageId" in obj):
+        kind = obj.get("type")
+        if not isinstance(kind, str) or kind not in KNOWN_TYPES:
+            continue
+        if "sessionId" in obj or "leafUuid" in obj or "snapshot" in obj or "messageId" in obj:
+            return True
+        if kind in ("user", "assistant") and isinstance(obj.get("uuid"), str) \
+                and isinstance(obj.get("message"), dict):
             return True
     return False
 
@@ -61,10 +71,19 @@ def is_attached_subagent(path: Path) -> bool:
     if path.parent.name == "subagents":
         return (path.parent.parent.parent / f"{path.parent.parent.name}.jsonl").exists()
     if path.name.startswith("agent-"):
-        lines = first_json_lines(path.read_bytes()[:65536], limit=3)
-        sid = next((o.get("sessionId") for o in lines if o.get("sessionId")), None)
+        sid = _head_session_id(path)
         return bool(sid) and (path.parent / f"{sid}.jsonl").exists()
     return False
+
+
+def _head_session_id(path: Path) -> str | None:
+    """The sessionId named in a file's first lines; None when unreadable or absent."""
+    try:
+        lines = first_json_lines(read_head(path), limit=3)
+    except OSError:
+        return None
+    return next((o["sessionId"] for o in lines if isinstance(o.get("sessionId"), str)
+                 and o["sessionId"]), None)
 
 
 def _blocks(content) -> list[dict]:
@@ -196,43 +215,78 @@ def _read_session(path: Path, result: ParseResult) -> tuple[_Builder, dict, list
     queued: list[dict] = []
     uuids: set[str] = set()
     for line, rec in iter_jsonl(path, result):
-        kind = rec.get("type")
+        reason = _invalid_field(rec)
+        if reason is None and isinstance(rec.get("uuid"), str) and rec["uuid"] in uuids \
+                and rec.get("type") in CONTENT_TYPES:
+            reason = "duplicate_record"  # a line written twice (or a file concatenated twice)
+        if reason:
+            result.skip(reason)
+            continue
+        kept = len(b.messages)
+        try:
+            _record(b, rec, line, info, queued, result)
+        except RECORD_ERRORS:
+            del b.messages[kept:]  # a record adds all of its messages or none
+            result.skip("malformed_record")
+            continue
         if rec.get("sessionId"):
             info.setdefault("session_id", rec["sessionId"])
         if rec.get("cwd"):
             info.setdefault("cwd", rec["cwd"])
         if rec.get("uuid"):
             uuids.add(rec["uuid"])
-        if kind == "user":
-            _user_record(b, rec, line)
-        elif kind == "assistant":
-            _assistant_record(b, rec, line)
-        elif kind == "system":
-            _system_record(b, rec, line)
-        elif kind == "queue-operation":
-            if rec.get("operation") == "enqueue" and isinstance(rec.get("content"), str):
-                queued.append({"rec": rec, "line": line, "at": len(b.messages)})
-        elif kind == "custom-title" and rec.get("customTitle"):
-            info["title"] = rec["customTitle"]
-        elif kind == "summary":
-            # Summary records often describe *other* sessions: only one whose leaf is a
-            # record of this file names this conversation.
-            info.setdefault("summaries", {})[rec.get("leafUuid")] = rec.get("summary")
-            result.skip(f"record:{kind}")
-        else:
-            result.skip(f"record:{kind or 'untyped'}")
     own = [t for leaf, t in info.pop("summaries", {}).items() if leaf in uuids]
     if own and "title" not in info:
         info["title"] = own[-1]
     return b, info, queued
 
 
+# Fields whose type every later step relies on; a record that breaks one is skipped whole.
+_FIELD_TYPES = {"type": str, "sessionId": str, "uuid": str, "cwd": str, "message": dict,
+                "parentUuid": str, "timestamp": str}
+
+
+def _invalid_field(rec: dict) -> str | None:
+    """``invalid_field:<name>`` for the first field of the wrong type, else None."""
+    for name, kind in _FIELD_TYPES.items():
+        value = rec.get(name)
+        if value is not None and not isinstance(value, kind):
+            return f"invalid_field:{name}"
+    return None
+
+
+def _record(b: _Builder, rec: dict, line: int, info: dict, queued: list, result) -> None:
+    kind = rec.get("type")
+    if kind == "user":
+        _user_record(b, rec, line)
+    elif kind == "assistant":
+        _assistant_record(b, rec, line)
+    elif kind == "system":
+        _system_record(b, rec, line)
+    elif kind == "queue-operation":
+        if rec.get("operation") == "enqueue" and isinstance(rec.get("content"), str):
+            queued.append({"rec": rec, "line": line, "at": len(b.messages)})
+    elif kind == "custom-title" and isinstance(rec.get("customTitle"), str) \
+            and rec["customTitle"]:
+        info["title"] = rec["customTitle"]
+    elif kind == "summary":
+        # Summary records often describe *other* sessions: only one whose leaf is a
+        # record of this file names this conversation.
+        if isinstance(rec.get("leafUuid"), str) and isinstance(rec.get("summary"), str):
+            info.setdefault("summaries", {})[rec["leafUuid"]] = rec["summary"]
+        result.skip(f"record:{kind}")
+    else:
+        result.skip(f"record:{kind or 'untyped'}")
+
+
 def _place_queued(b: _Builder, queued: list[dict]) -> None:
     """Queued prompts that never arrived as user records stay where they were typed."""
-    later_requests = {" ".join(m["text"].split()) for m in b.messages if m.get("is_request")}
+    if not queued:
+        return
+    later_requests = {squash_spaces(m["text"]) for m in b.messages if m.get("is_request")}
     for q in reversed(queued):
         text = q["rec"]["content"]
-        if " ".join(text.split()) in later_requests:
+        if squash_spaces(text) in later_requests:
             continue
         entry = dict(role="user", text=text, source_key=f"queue:L{q['line']}",
                      timestamp=q["rec"].get("timestamp"), source_path=str(b.path),
@@ -250,8 +304,7 @@ def _agent_siblings(folder: Path, mtime_ns: int) -> tuple[Path, ...]:
 def _subagent_files(path: Path, session_id: str | None) -> list[Path]:
     found = sorted((path.parent / path.stem / "subagents").glob("*.jsonl"))
     for sibling in _agent_siblings(path.parent, path.parent.stat().st_mtime_ns):
-        lines = first_json_lines(sibling.read_bytes()[:65536], limit=3)
-        if any(o.get("sessionId") == session_id for o in lines):
+        if session_id and _head_session_id(sibling) == session_id:
             found.append(sibling)
     return found
 

@@ -19,7 +19,9 @@ import json
 import re
 from pathlib import Path
 
-from palace_lab.ingest.base import Parser, ParseResult, first_json_lines, iter_jsonl
+from palace_lab.ingest.base import (
+    RECORD_ERRORS, Parser, ParseResult, first_json_lines, iter_jsonl, squash_spaces,
+)
 from palace_lab.model import Conversation, Message
 
 NAME = "codex"
@@ -32,8 +34,8 @@ TOOL_OUTPUTS = {"function_call_output", "custom_tool_call_output", "local_shell_
 
 def sniff(path: Path, head: bytes) -> bool:
     for obj in first_json_lines(head, limit=5):
-        if obj.get("type") in {"session_meta", "response_item", "event_msg", "turn_context"} \
-                and isinstance(obj.get("payload"), dict):
+        if isinstance(obj.get("type"), str) and isinstance(obj.get("payload"), dict) \
+                and obj["type"] in {"session_meta", "response_item", "event_msg", "turn_context"}:
             return True
     return False
 
@@ -104,7 +106,7 @@ def _event(p: dict, seen: dict[str, set]) -> dict | None:
     text = p.get("message")
     if not isinstance(text, str) or not text.strip():
         return None
-    key = " ".join(text.split())
+    key = squash_spaces(text)
     if kind == "user_message" and key not in seen["user"]:
         return dict(role="user", text=text, is_request=True, meta={"from_event": True})
     if kind == "agent_message" and key not in seen["assistant"]:
@@ -116,12 +118,16 @@ def _item_texts(path: Path) -> dict[str, set]:
     """Texts of user/assistant response items, to drop the events that repeat them."""
     seen: dict[str, set] = {"user": set(), "assistant": set()}
     for _, rec in iter_jsonl(path, ParseResult()):
-        p = rec.get("payload") or {}
-        if rec.get("type") == "response_item" and p.get("type") == "message" \
-                and p.get("role") in seen:
+        p = rec.get("payload")
+        if not (rec.get("type") == "response_item" and isinstance(p, dict)
+                and p.get("type") == "message" and p.get("role") in ("user", "assistant")):
+            continue
+        try:
             text = _content_text(p.get("content"))
-            seen[p["role"]].add(" ".join(_INJECTED.sub("", text).split()))
-            seen[p["role"]].add(" ".join(text.split()))
+            seen[p["role"]].add(squash_spaces(_INJECTED.sub("", text)))
+            seen[p["role"]].add(squash_spaces(text))
+        except RECORD_ERRORS:
+            continue  # the main pass counts this record
     return seen
 
 
@@ -136,24 +142,45 @@ def parse(path: Path) -> ParseResult:
             result.skip("record:no_payload")
             continue
         if kind == "session_meta":
-            info.setdefault("id", p.get("id"))
-            info.setdefault("cwd", p.get("cwd"))
+            _session_meta(p, info)
             continue
-        entry = None
-        if kind == "response_item":
-            entry = _response_item(p)
-        elif kind == "event_msg":
-            entry = _event(p, seen)
-        elif kind == "compacted":
-            entry = dict(role="system", text=str(p.get("message", "")), searchable=False)
+        try:
+            entry = _entry(kind, p, seen)
+        except RECORD_ERRORS:
+            result.skip("malformed_record")
+            continue
         if entry is None:
             result.skip(f"record:{kind}:{p.get('type', '')}".rstrip(":"))
             continue
-        entries.append(dict(entry, source_key=f"L{line}", timestamp=rec.get("timestamp"),
+        stamp = rec.get("timestamp") if isinstance(rec.get("timestamp"), str) else None
+        entries.append(dict(entry, source_key=f"L{line}", timestamp=stamp,
                             source_path=str(path), source_line=line))
     if entries:
         result.conversations.append(_conversation(entries, info, path))
     return result
+
+
+def _session_meta(p: dict, info: dict) -> None:
+    for key in ("id", "cwd"):
+        if isinstance(p.get(key), str) and p[key]:
+            info.setdefault(key, p[key])
+
+
+def _entry(kind, p: dict, seen: dict[str, set]) -> dict | None:
+    """The message dict of one record, or None when the record carries none."""
+    entry = None
+    if kind == "response_item":
+        entry = _response_item(p)
+    elif kind == "event_msg":
+        entry = _event(p, seen)
+    elif kind == "compacted":
+        entry = dict(role="system", text=str(p.get("message", "")), searchable=False)
+    if entry is not None and not isinstance(entry.get("text"), str):
+        raise TypeError("message text is not a string")
+    if entry is not None and entry.get("tool_name") is not None \
+            and not isinstance(entry["tool_name"], str):
+        entry["tool_name"] = str(entry["tool_name"])
+    return entry
 
 
 def _conversation(entries: list[dict], info: dict, path: Path) -> Conversation:

@@ -41,10 +41,12 @@ _FOREIGN_KEYS = ("sessionId", "payload", "message", "type")
 
 
 def sniff(path: Path, head: bytes) -> bool:
-    """True when the first JSON lines are all palace records (and no other format's)."""
+    """True when the first JSON lines are palace lines (no other format's) and at least one is
+    a complete record: a line the parser would skip (an unknown role) does not hide the rest."""
     try:
         records = first_json_lines(head, limit=10)[:5]
-        return bool(records) and all(_is_record(r) for r in records)
+        return (bool(records) and all(_is_record_shape(r) for r in records)
+                and any(_is_record(r) for r in records))
     except Exception:  # a sniffer is asked about every file: it must never raise
         return False
 
@@ -73,8 +75,13 @@ PARSER = Parser(NAME, sniff, parse)
 def _is_record(obj: dict) -> bool:
     if any(key in obj for key in _FOREIGN_KEYS):
         return False
-    return (isinstance(obj.get("conversation_id"), str) and obj.get("role") in _ROLES_IN
-            and isinstance(obj.get("content"), str))
+    return (isinstance(obj.get("conversation_id"), (str, int)) and isinstance(obj.get("role"), str)
+            and obj["role"] in _ROLES_IN and isinstance(obj.get("content"), str))
+
+
+def _is_record_shape(obj: dict) -> bool:
+    """A line the parser reads as ours, even if it skips it (an unknown role, no content)."""
+    return not any(key in obj for key in _FOREIGN_KEYS) and "conversation_id" in obj
 
 
 def _nothing_read(path: Path, result: ParseResult) -> str:
@@ -93,7 +100,7 @@ def _conversation_id(obj: dict) -> str:
 
 
 def _check(obj: dict) -> None:
-    if obj.get("role") not in _ROLES_IN:
+    if not isinstance(obj.get("role"), str) or obj["role"] not in _ROLES_IN:
         raise SkipRecord("unknown_role" if "role" in obj else "missing_role")
     if not isinstance(obj.get("content"), str):
         raise SkipRecord("missing_content")

@@ -16,6 +16,7 @@ A pack is built from the distilled cards of one distiller version:
 3. Selection: the longest *prefix* of the ranking whose rendering fits the budget, counted
    with the real tokenizer on the whole rendered text, headers included. A pack never
    exceeds its budget; a budget below the bare header is refused.
+   Every card field and the focus pass the redactor first (:func:`palace_lab.redact.redact_card`).
 4. Rendering: items grouped by room (the room asked for, else the card's room that most
    candidates share, then the most relevant one), rooms in the order of their best item,
    items in rank order; every item names its exchange id for drill-down. Markdown (a
@@ -28,6 +29,8 @@ import json
 import re
 from collections import Counter
 from collections.abc import Sequence
+
+from palace_lab.redact import redact_card, redact_text
 from dataclasses import dataclass, field
 
 from palace_lab.errors import PalaceError, SearchError
@@ -250,13 +253,15 @@ def build_pack(palace, budget: int, *, focus_query: str | None = None, project: 
     cards = {eid: c for eid, c in palace.card_map(distiller).items() if eid in exchanges
              and (not project or exchanges[eid].project == project)
              and (not room or any(room in (r.room_key, r.room_label) for r in c.room_assignments))}
+    cards = {eid: redact_card(c)[0] for eid, c in cards.items()}  # a pack carries no secret
     scores = None
     if focus_query:
         scores = relevance(palace, focus_query, exchanges, cards, distiller=distiller,
                            search_mode=search_mode)
         cards = {eid: c for eid, c in cards.items() if scores.get(eid)}
     ranking = rank(cards, exchanges, scores, room=room)
-    focus = {k: v for k, v in (("query", focus_query), ("project", project), ("room", room)) if v}
+    focus = {k: redact_text(v) for k, v in (("query", focus_query), ("project", project),
+                                             ("room", room)) if v}
     meta = {"distiller": distiller, "budget": budget, "encoding": encoding, "focus": focus}
     text, tokens, n = _fit(ranking, meta, fmt, budget, encoding)
     return Pack(text, fmt, budget, tokens, tuple(ranking[:n]),

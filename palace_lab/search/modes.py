@@ -22,6 +22,7 @@ name does, so the paper's whole configuration space can be swept. :func:`parse_m
 
 from __future__ import annotations
 
+import math
 import re
 from dataclasses import dataclass
 
@@ -188,6 +189,8 @@ def _parse_weight(fusion: str, text: str, original: str) -> float:
         value = float(text)
     except ValueError:
         raise SearchError(f"weight {text!r} is not a number in mode {original!r}") from None
+    if not math.isfinite(value):
+        raise SearchError(f"weight {text!r} is not a finite number in mode {original!r}")
     if value < 0:
         raise SearchError(f"weight {text!r} is negative in mode {original!r}")
     return value
@@ -196,6 +199,8 @@ def _parse_weight(fusion: str, text: str, original: str) -> float:
 def _complete_weights(given: list[float | None], original: str) -> tuple[float, ...]:
     """Runs without a weight share what the given weights leave of 1 (all equal if none given)."""
     missing = given.count(None)
+    if not missing and not any(given):
+        raise SearchError(f"every weight is 0 in mode {original!r}: nothing would be ranked")
     if not missing:
         return tuple(given)  # type: ignore[arg-type]
     rest = 1.0 - sum(w for w in given if w is not None)
@@ -227,6 +232,8 @@ def _parse_k(value: str, original: str) -> float:
         k = float(value)
     except ValueError:
         raise SearchError(f"rrf k {value!r} is not a number in mode {original!r}") from None
+    if not math.isfinite(k):
+        raise SearchError(f"rrf k {value!r} is not a finite number in mode {original!r}")
     if k < 0:
         raise SearchError(f"rrf k must be ≥ 0 in mode {original!r}")
     return k

@@ -1,4 +1,5 @@
-"""Schema of the palace file, as numbered migrations applied in order inside one transaction.
+"""Schema of the palace file, as numbered migrations applied in order inside one exclusive
+transaction.
 
 ``PRAGMA user_version`` records how many migrations a file has seen; a file newer than this
 code is refused rather than guessed at.
@@ -63,26 +64,66 @@ CREATE TABLE runs (
 CREATE TABLE kv (key TEXT PRIMARY KEY, value TEXT NOT NULL);
 """
 
-# The card's fifth field (keywords, a JSON list); cards made before it have none.
-M002_CARD_KEYWORDS = "ALTER TABLE cards ADD COLUMN keywords_json TEXT NOT NULL DEFAULT '[]'"
+M002_ARCHIVE_EVENTS = """
+CREATE TABLE archive_events (
+    at TEXT NOT NULL, conversation_id TEXT NOT NULL, source_path TEXT, event TEXT NOT NULL,
+    stored_messages INTEGER, offered_messages INTEGER
+);
+"""
 
-MIGRATIONS: tuple[tuple[str, str], ...] = (("m001_create_tables", M001_CREATE_TABLES),
-                                           ("m002_card_keywords", M002_CARD_KEYWORDS))
+# The card's fifth field (keywords, a JSON list); cards made before it have none.
+M003_CARD_KEYWORDS = "ALTER TABLE cards ADD COLUMN keywords_json TEXT NOT NULL DEFAULT '[]'"
+
+MIGRATIONS: tuple[tuple[str, str], ...] = (
+    ("m001_create_tables", M001_CREATE_TABLES),
+    ("m002_archive_events", M002_ARCHIVE_EVENTS),
+    ("m003_card_keywords", M003_CARD_KEYWORDS),
+)
+
+
+def schema_version(conn: sqlite3.Connection) -> int:
+    return conn.execute("PRAGMA user_version").fetchone()[0]
 
 
 def migrate(conn: sqlite3.Connection) -> int:
-    """Apply the migrations this file has not seen; returns the schema version reached."""
+    """Apply the migrations this file has not seen; returns the schema version reached.
+
+    Several processes may open a new palace at once: the pending migrations run in one
+    exclusive transaction and the version is read again once it is held, so each migration
+    runs exactly once and no process sees a half-made schema.
+    """
     from palace_lab.errors import StoreError
 
-    current = conn.execute("PRAGMA user_version").fetchone()[0]
+    current = schema_version(conn)
     if current > len(MIGRATIONS):
         raise StoreError(
             f"palace schema version {current} is newer than this palace_lab "
             f"({len(MIGRATIONS)}); upgrade palace_lab to open it"
         )
-    for number, (_name, sql) in enumerate(MIGRATIONS, start=1):
-        if number <= current:
-            continue
-        # One transaction per migration: a file is never left half-migrated.
-        conn.executescript("BEGIN;" + sql + f"; PRAGMA user_version = {number}; COMMIT;")
+    if current == len(MIGRATIONS):
+        return current
+    conn.execute("BEGIN EXCLUSIVE")
+    try:
+        for number, (_name, sql) in enumerate(MIGRATIONS, start=1):
+            if number > schema_version(conn):  # another process may have got here first
+                for statement in _statements(sql):
+                    conn.execute(statement)
+                conn.execute(f"PRAGMA user_version = {number}")
+    except BaseException:
+        conn.execute("ROLLBACK")
+        raise
+    conn.execute("COMMIT")
     return len(MIGRATIONS)
+
+
+def _statements(script: str) -> list[str]:
+    """The statements of a migration script (``executescript`` would commit first)."""
+    out, pending = [], ""
+    for line in script.splitlines(keepends=True):
+        pending += line
+        if sqlite3.complete_statement(pending):
+            out.append(pending.strip())
+            pending = ""
+    if pending.strip():
+        out.append(pending.strip())
+    return out

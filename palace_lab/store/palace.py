@@ -8,7 +8,11 @@ Invariants:
   conversation is a no-op and a grown one replaces only itself.
 - Exchange ids are derived from source ids (see :func:`palace_lab.model.exchange_id_for`), so
   cards, judgments and embeddings survive a re-ingest.
-- :meth:`verify` re-hashes every stored message, exchange and card and reports mismatches.
+- The palace is an archive: a source that shrinks, is trimmed or disappears never removes a
+  stored message or exchange (:meth:`Palace.archive_conversation`); what was decided about
+  such a copy is kept in ``archive_events``.
+- :meth:`verify` re-hashes every stored message, exchange and card, and reports cards whose
+  exchange is missing.
 """
 
 from __future__ import annotations
@@ -16,6 +20,7 @@ from __future__ import annotations
 import json
 import sqlite3
 import threading
+import time
 from collections.abc import Iterator
 from contextlib import contextmanager
 from dataclasses import dataclass, field
@@ -24,9 +29,13 @@ from pathlib import Path
 
 from palace_lab.errors import StoreError
 from palace_lab.model import Conversation, Exchange, Message, content_hash
+from palace_lab.store.archive import ArchiveMixin
 from palace_lab.store.cards import CardsMixin
 from palace_lab.store.evaluation import EvaluationMixin
 from palace_lab.store.migrations import migrate
+from palace_lab.store.opening import (
+    WAIT_FOR_WRITER_S, check_is_palace, connect, create_palace, is_busy, path_exists, store_error,
+)
 from palace_lab.store.vectors import VectorsMixin
 
 
@@ -54,7 +63,7 @@ def conversation_hash(conv: Conversation) -> str:
     return content_hash(conv.conversation_id, *(m.hash for m in conv.messages))
 
 
-class Palace(CardsMixin, VectorsMixin, EvaluationMixin):
+class Palace(ArchiveMixin, CardsMixin, VectorsMixin, EvaluationMixin):
     """A palace file. Use :meth:`open`; safe to share across threads (one lock per write)."""
 
     def __init__(self, path: Path, conn: sqlite3.Connection):
@@ -63,21 +72,30 @@ class Palace(CardsMixin, VectorsMixin, EvaluationMixin):
         self._lock = threading.RLock()
 
     @classmethod
-    def open(cls, path: str | Path, *, create: bool = True) -> "Palace":
+    def open(cls, path: str | Path, *, create: bool = True, adopt_empty: bool = False) -> "Palace":
+        """Open the palace at ``path``; create a new one there when absent and ``create``.
+
+        An existing file must be a palace: another application's SQLite file is refused, and
+        so is an empty one (0 bytes, or SQLite without any table) unless ``adopt_empty`` says
+        the person asked for a new palace there. A new palace appears whole (made aside, then
+        linked into place), so a concurrent open never sees a half-made one.
+        """
         path = Path(path).expanduser()
-        if not create and not path.exists():
-            raise StoreError(f"no palace at {path}; run `palace-lab ingest ... --db {path}` first")
-        path.parent.mkdir(parents=True, exist_ok=True)
+        if not path_exists(path):
+            if not create:
+                raise StoreError(f"no palace at {path}; run `palace-lab ingest ... --db {path}`"
+                                 " first")
+            create_palace(path)
+        conn = connect(path)
         try:
-            conn = sqlite3.connect(path, check_same_thread=False, isolation_level=None)
-            conn.execute("PRAGMA journal_mode=WAL")
-        except sqlite3.DatabaseError as exc:
-            raise StoreError(f"{path} is not a palace file ({exc})") from None
-        conn.execute("PRAGMA foreign_keys=ON")
-        conn.execute("PRAGMA synchronous=NORMAL")
-        conn.execute("PRAGMA busy_timeout=5000")
-        conn.row_factory = sqlite3.Row
-        migrate(conn)
+            check_is_palace(conn, path, adopt_empty)
+            migrate(conn)
+        except sqlite3.Error as exc:
+            conn.close()
+            raise StoreError(f"cannot open the palace {path}: {exc}") from None
+        except BaseException:
+            conn.close()
+            raise
         return cls(path, conn)
 
     def close(self) -> None:
@@ -91,15 +109,43 @@ class Palace(CardsMixin, VectorsMixin, EvaluationMixin):
 
     @contextmanager
     def transaction(self) -> Iterator[sqlite3.Connection]:
-        """One atomic write: commits on success, rolls back on any exception."""
+        """One atomic write: commits on success, rolls back on any exception.
+
+        Another process's write is waited for (``on_wait`` is told once), up to
+        :data:`WAIT_FOR_WRITER_S`; writes are short, so a long wait means a stuck writer.
+        """
         with self._lock:
-            self.conn.execute("BEGIN IMMEDIATE")
+            self._begin()
             try:
                 yield self.conn
+            except sqlite3.OperationalError as exc:
+                self.conn.execute("ROLLBACK")
+                if "readonly" in str(exc) or "full" in str(exc):
+                    raise store_error(self.path, exc) from None
+                raise
             except BaseException:
                 self.conn.execute("ROLLBACK")
                 raise
             self.conn.execute("COMMIT")
+
+    on_wait = None  # called as on_wait(path) once when a write has to wait for another process
+
+    def _begin(self) -> None:
+        deadline = time.monotonic() + WAIT_FOR_WRITER_S
+        told = False
+        while True:
+            try:
+                self.conn.execute("BEGIN IMMEDIATE")
+                return
+            except sqlite3.OperationalError as exc:
+                if not is_busy(exc):
+                    raise store_error(self.path, exc) from None
+                if time.monotonic() > deadline:
+                    raise StoreError(f"the palace {self.path} stayed locked by another process "
+                                     f"for {WAIT_FOR_WRITER_S:.0f} s; try again") from None
+                if not told and self.on_wait:
+                    self.on_wait(self.path)
+                told = True
 
     # -- key/value state (resumable runs, settings) -------------------------------------------
 
@@ -128,35 +174,6 @@ class Palace(CardsMixin, VectorsMixin, EvaluationMixin):
         )
 
     # -- conversations, messages, exchanges ---------------------------------------------------
-
-    def store_conversation(self, tx, conv: Conversation, exchanges: list[Exchange]) -> tuple[int, int]:
-        """Insert or replace one conversation; returns (messages added, exchanges added).
-
-        Unchanged conversations (same hash) cost one lookup and write nothing.
-        """
-        digest = conversation_hash(conv)
-        row = tx.execute("SELECT hash FROM conversations WHERE conversation_id=?",
-                         (conv.conversation_id,)).fetchone()
-        if row and row[0] == digest:
-            return 0, 0
-        old_positions = {r[0]: r[1] for r in tx.execute(
-            "SELECT position, hash FROM messages WHERE conversation_id=?", (conv.conversation_id,))}
-        old_exchanges = {r[0] for r in tx.execute(
-            "SELECT exchange_id FROM exchanges WHERE conversation_id=?", (conv.conversation_id,))}
-        tx.execute("DELETE FROM messages WHERE conversation_id=?", (conv.conversation_id,))
-        tx.execute("DELETE FROM exchanges WHERE conversation_id=?", (conv.conversation_id,))
-        tx.execute(
-            "INSERT OR REPLACE INTO conversations VALUES (?,?,?,?,?,?,?,?)",
-            (conv.conversation_id, conv.source_format, conv.project, conv.title,
-             conv.source_path, conv.parent_id, conv.started_at, digest),
-        )
-        tx.executemany("INSERT INTO messages VALUES (?,?,?,?,?,?,?,?,?,?,?,?,?)",
-                       [_message_row(m) for m in conv.messages])
-        tx.executemany("INSERT INTO exchanges VALUES (?,?,?,?,?,?,?,?,?,?,?)",
-                       [_exchange_row(e) for e in exchanges])
-        added_messages = sum(1 for m in conv.messages if old_positions.get(m.position) != m.hash)
-        added_exchanges = sum(1 for e in exchanges if e.exchange_id not in old_exchanges)
-        return added_messages, added_exchanges
 
     def conversations(self) -> list[dict]:
         rows = self.conn.execute(
@@ -217,7 +234,15 @@ class Palace(CardsMixin, VectorsMixin, EvaluationMixin):
                 report.mismatches.append(f"exchange {r['exchange_id']}")
         report.cards, bad_cards = self.verify_cards()
         report.mismatches.extend(bad_cards)
+        report.mismatches.extend(self._orphans())
         return report
+
+    def _orphans(self) -> list[str]:
+        """Cards whose exchange is not stored (the archive rule never makes one)."""
+        cards = self.conn.execute(
+            "SELECT exchange_id, distiller FROM cards WHERE exchange_id NOT IN"
+            " (SELECT exchange_id FROM exchanges) ORDER BY exchange_id, distiller")
+        return [f"card {r[0]}@{r[1]} has no exchange" for r in cards]
 
 
 def _message_row(m: Message) -> tuple:
