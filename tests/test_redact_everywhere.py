@@ -57,10 +57,11 @@ def test_every_card_field_is_redacted():
     [secret] = [bare(s) for kind, s, _ in SECRET_ROWS if kind == "stripe_key"][:1]
     card = DistilledCard("x1", "v", f"core {secret}", f"ctx {secret}",
                          (Room("concept", f"k-{secret}", f"label {secret}", 0.5),),
-                         (f"src/{secret}/a.py",))
+                         (f"src/{secret}/a.py",), keywords=(secret, "deploy"))
     cleaned, counts = redact_card(card)
     assert secret not in json.dumps(cleaned.to_dict())
-    assert counts == {"stripe_key": 5}
+    assert cleaned.keywords == ("deploy",)  # a keyword holding a secret is dropped
+    assert counts == {"stripe_key": 6}
     plain = DistilledCard("x1", "v", "core", "ctx", (), ("src/a.py",))
     assert redact_card(plain) == (plain, {})
 

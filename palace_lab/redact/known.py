@@ -75,8 +75,9 @@ def _known_kind(run: str, known: dict[str, str]) -> str | None:
 
 def redact_card(card, known: dict[str, str] | None = None):
     """``(card, {kind: count})``: every text field of a distilled card redacted (core,
-    specific context, each room's key and label, each file touched); the same card object
-    when nothing was found."""
+    specific context, each room's key and label, each file touched); a keyword that holds a
+    secret is dropped (a redaction marker is no search term); the same card object when
+    nothing was found."""
     from dataclasses import replace
 
     tally: dict[str, int] = {}
@@ -89,7 +90,8 @@ def redact_card(card, known: dict[str, str] | None = None):
 
     rooms = tuple(replace(r, room_key=clean(r.room_key), room_label=clean(r.room_label))
                   for r in card.room_assignments)
+    keywords = tuple(k for k in card.keywords if clean(k) == k)
     cleaned = replace(card, exchange_core=clean(card.exchange_core),
                       specific_context=clean(card.specific_context), room_assignments=rooms,
-                      files_touched=tuple(clean(f) for f in card.files_touched))
+                      files_touched=tuple(clean(f) for f in card.files_touched), keywords=keywords)
     return (cleaned, tally) if tally else (card, {})
