@@ -92,9 +92,17 @@ class BudgetSummary:
     compression: dict = field(default_factory=dict)
     per_1000: dict = field(default_factory=dict)
 
+    @property
+    def distilled_layer(self) -> str:
+        """The layer to set beside the paper's 38-token core: what distilled search indexes,
+        ``searched`` (core + keywords) when the cards have keywords, else ``core``."""
+        searched, core = self.layers.get("searched", {}), self.layers.get("core", {})
+        return "searched" if (searched.get("total") or 0) > (core.get("total") or 0) else "core"
+
     def to_dict(self) -> dict:
         return {"exchanges": self.exchanges, "tokenizer": self.encoding,
-                "distiller": self.distiller, "layers": self.layers,
+                "distiller": self.distiller, "distilled_layer": self.distilled_layer,
+                "layers": self.layers,
                 "layer_definitions": LAYER_DEFINITIONS, "compression": self.compression,
                 "per_1000_exchanges": self.per_1000, "paper": PAPER}
 
@@ -116,6 +124,7 @@ def summarize(rows: list[ExchangeBudget], encoding: str = DEFAULT_ENCODING,
         s.layers[layer] = _layer_stats([getattr(r, layer) for r in rows if getattr(r, layer) is not None])
     s.compression = {"verbatim_over_core": _ratios(rows, "verbatim"),
                      "dialogue_over_core": _ratios(rows, "dialogue"),
+                     "verbatim_over_searched": _ratios(rows, "verbatim", "searched"),
                      "dialogue_over_searched": _ratios(rows, "dialogue", "searched"),
                      "dialogue_over_card": _ratios(rows, "dialogue", "card"),
                      "definitions": RATIO_DEFINITIONS}

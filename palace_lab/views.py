@@ -50,6 +50,7 @@ def budget_text(summary) -> str:
         lines.append(f"  compression dialogue/searched (core + keywords): {c['ratio_of_totals']}x "
                      f"(ratio of totals), {c['mean_of_ratios']}x (mean of per-exchange ratios)")
     p = d["per_1000_exchanges"]
-    lines.append(f"  per 1,000 exchanges: verbatim ≈ {p['verbatim'] or 0:,} tokens, core ≈ "
-                 f"{p['core'] or 0:,} tokens (paper: ≈407,000 vs ≈39,000)")
+    layer = d["distilled_layer"]
+    lines.append(f"  per 1,000 exchanges: verbatim ≈ {p['verbatim'] or 0:,} tokens, distilled "
+                 f"({layer}) ≈ {p[layer] or 0:,} tokens (paper: ≈407,000 vs ≈39,000)")
     return "\n".join(lines)

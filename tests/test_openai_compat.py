@@ -75,7 +75,7 @@ def test_a_valid_card_is_versioned_by_backend_and_model(either):
         "exchange_id": exchange(1).exchange_id, "distiller": "-",
         "exchange_core": "Raised pool_size to 40.", "specific_context": "pool_size",
         "room_assignments": good_answer()["room_assignments"], "files_touched": ["config/db_1.yaml"],
-        "fallback": False}
+        "fallback": False, "keywords": []}  # LLM cards carry the paper's four fields only
 
 
 def test_the_request_carries_the_project_prompt_no_key_and_costs_nothing(stub):

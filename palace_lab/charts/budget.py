@@ -4,7 +4,9 @@ from __future__ import annotations
 
 from palace_lab.budget import PAPER, BudgetSummary, ExchangeBudget
 
-COLORS = {"verbatim": "#9aa5b1", "dialogue": "#c3a66b", "core": "#2f6f8f", "card": "#6fa88f"}
+COLORS = {"verbatim": "#9aa5b1", "dialogue": "#c3a66b", "core": "#2f6f8f", "searched": "#2f6f8f",
+          "card": "#6fa88f"}
+LABELS = {"core": "distilled (core)", "searched": "distilled (core + keywords)"}
 
 
 def per_1000_bars(summary: BudgetSummary):
@@ -12,18 +14,21 @@ def per_1000_bars(summary: BudgetSummary):
     import plotly.graph_objects as go
 
     ours = summary.per_1000
+    distilled = summary.distilled_layer
     fig = go.Figure()
-    for layer, label in (("verbatim", "verbatim"), ("core", "distilled (core)")):
+    for layer, paper, label in (("verbatim", "verbatim", "verbatim"),
+                                (distilled, "core", LABELS[distilled])):
         fig.add_bar(name=label, x=["paper (14,340 exchanges)", f"this palace ({summary.exchanges:,})"],
-                    y=[PAPER["per_1000"][layer], ours.get(layer) or 0],
+                    y=[PAPER["per_1000"][paper], ours.get(layer) or 0],
                     marker_color=COLORS[layer], texttemplate="%{y:,.0f}", textposition="outside")
     fig.update_layout(barmode="group", yaxis_title=f"tokens per 1,000 exchanges ({summary.encoding})",
                       legend_orientation="h", margin=dict(t=30, b=10), height=360)
     return fig
 
 
-def token_histogram(rows: list[ExchangeBudget], *, bins: int = 40):
-    """Distribution of tokens per exchange, verbatim vs core, on a log axis.
+def token_histogram(rows: list[ExchangeBudget], *, bins: int = 40, distilled: str = "core"):
+    """Distribution of tokens per exchange, verbatim vs a distilled layer (``core`` or
+    ``searched``), on a log axis.
 
     The two layers differ by an order of magnitude, so the bins are spaced logarithmically and
     drawn as filled steps (plotly's own histogram bins linearly and vanishes on a log axis).
@@ -32,7 +37,7 @@ def token_histogram(rows: list[ExchangeBudget], *, bins: int = 40):
     import plotly.graph_objects as go
 
     values = {layer: np.array([getattr(r, layer) for r in rows if getattr(r, layer)], dtype=float)
-              for layer in ("verbatim", "core")}
+              for layer in ("verbatim", distilled)}
     everything = np.concatenate([v for v in values.values() if v.size]) if rows else np.array([])
     fig = go.Figure()
     if everything.size:
