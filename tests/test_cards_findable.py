@@ -133,3 +133,17 @@ def test_specific_context_is_a_substring_without_escapes(request, reply, tool):
     for escape in ("\\n", '\\"', "\\t"):
         assert escape not in card.specific_context
     assert all(k.lower() in verbatim.lower() for k in card.keywords)
+
+
+def test_hnsw_builds_of_one_layer_rank_alike():
+    import numpy as np
+
+    from palace_lab.index.hnsw import HNSWIndex
+
+    rng = np.random.default_rng(7)
+    vectors = rng.standard_normal((3000, 32)).astype(np.float32)
+    vectors /= np.linalg.norm(vectors, axis=1, keepdims=True)
+    queries = vectors[:50] + 0.1 * rng.standard_normal((50, 32)).astype(np.float32)
+    a, b = HNSWIndex.build(vectors), HNSWIndex.build(vectors)
+    for q in queries:
+        assert a.search(q, 10)[0].tolist() == b.search(q, 10)[0].tolist()

@@ -7,6 +7,11 @@ node), ``expansion_add=128`` (candidate list while inserting), ``expansion_searc
 (candidate list while searching; raised to the requested ``k`` when ``k`` is larger).
 Recall depends on the data: :func:`recall_at_k` measures it against exact search.
 
+A graph built by several threads depends on their timing, so two builds of one layer can rank
+a few neighbours differently. Up to :data:`SERIAL_UP_TO` vectors the graph is built by one
+thread: the same palace then always gives the same ranking (evaluations and A/B comparisons
+repeat exactly), at a cost of seconds; larger layers are built by all cores.
+
 Filtered search: usearch's Python API takes no predicate, so a filtered query asks the graph for
 enough candidates to expect ``k`` allowed ones and, if fewer survive, falls back to exact
 search over the allowed rows (never returns fewer hits than exist).
@@ -20,6 +25,8 @@ from pathlib import Path
 import numpy as np
 
 from palace_lab.index.exact import ExactIndex, Found, nothing
+
+SERIAL_UP_TO = 20_000
 
 
 @dataclass(frozen=True)
@@ -52,7 +59,8 @@ class HNSWIndex:
                       connectivity=connectivity, expansion_add=expansion_add,
                       expansion_search=expansion_search)
         if len(vectors):
-            index.add(np.arange(len(vectors), dtype=np.uint64), vectors)
+            threads = 1 if len(vectors) <= SERIAL_UP_TO else 0  # 0: every core
+            index.add(np.arange(len(vectors), dtype=np.uint64), vectors, threads=threads)
         return cls(index, vectors, params)
 
     def search(self, query: np.ndarray, k: int, allowed: np.ndarray | None = None) -> Found:
