@@ -91,6 +91,7 @@ class BudgetSummary:
     layers: dict = field(default_factory=dict)
     compression: dict = field(default_factory=dict)
     per_1000: dict = field(default_factory=dict)
+    contexts: dict = field(default_factory=dict)  # specific_context checks (distill.context)
 
     @property
     def distilled_layer(self) -> str:
@@ -104,7 +105,8 @@ class BudgetSummary:
                 "distiller": self.distiller, "distilled_layer": self.distilled_layer,
                 "layers": self.layers,
                 "layer_definitions": LAYER_DEFINITIONS, "compression": self.compression,
-                "per_1000_exchanges": self.per_1000, "paper": PAPER}
+                "per_1000_exchanges": self.per_1000, "specific_context": self.contexts,
+                "paper": PAPER}
 
 
 def _ratios(rows: list[ExchangeBudget], numerator: str, denominator: str = "core") -> dict:
@@ -136,10 +138,15 @@ def summarize(rows: list[ExchangeBudget], encoding: str = DEFAULT_ENCODING,
 def palace_budget(palace, distiller: str | None = None,
                   encoding: str = DEFAULT_ENCODING) -> tuple[BudgetSummary, list[ExchangeBudget]]:
     """The budget of a palace for one distiller version (default: the latest one)."""
+    from palace_lab.distill.context import context_checks
+
     distiller = distiller or palace.latest_distiller()
     cards = palace.card_map(distiller) if distiller else {}
-    rows = exchange_budgets(palace.exchanges(), cards, encoding)
-    return summarize(rows, encoding, distiller), rows
+    exchanges = palace.exchanges()
+    rows = exchange_budgets(exchanges, cards, encoding)
+    summary = summarize(rows, encoding, distiller)
+    summary.contexts = context_checks(exchanges, cards)
+    return summary, rows
 
 
 def fits_in_window(summary: BudgetSummary, window_tokens: int) -> dict:

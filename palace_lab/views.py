@@ -50,6 +50,11 @@ def budget_text(summary) -> str:
         lines.append(f"  compression dialogue/searched (core + keywords): {c['ratio_of_totals']}x "
                      f"(ratio of totals), {c['mean_of_ratios']}x (mean of per-exchange ratios)")
     p = d["per_1000_exchanges"]
+    c = d["specific_context"]
+    if c.get("cards"):
+        lines.append(f"  specific_context: exact substring of its exchange in {c['substring']:,}/"
+                     f"{c['cards']:,} cards, {c['escaped']} with a JSON escape, {c['empty']} empty "
+                     f"({c['empty_with_detail']} of them where the exchange has a detail)")
     layer = d["distilled_layer"]
     lines.append(f"  per 1,000 exchanges: verbatim ≈ {p['verbatim'] or 0:,} tokens, distilled "
                  f"({layer}) ≈ {p[layer] or 0:,} tokens (paper: ≈407,000 vs ≈39,000)")

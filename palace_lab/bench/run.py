@@ -115,6 +115,11 @@ class BenchReport:
                      + "; dialogue over " + ", ".join(f"{k.split('_over_')[1]} {v}x" for k, v
                                                      in budget["ratios_of_totals"].items())
                      + " (ratios of totals)\n")
+            c = budget.get("specific_context") or {}
+            if c.get("cards"):
+                head += (f"specific_context: exact substring in {c['substring']}/{c['cards']} cards, "
+                         f"{c['escaped']} escaped, {c['empty_with_detail']} empty where a detail "
+                         "exists\n")
         recall = ["| mode | session R@5 | session R@10 |", "|---|---|---|"]
         recall += [f"| {m} | {v['R@5']:.3f} | {v['R@10']:.3f} |" for m, v in self.session_recall.items()]
         default = next((r for r in self.table.rows if r["mode"] == self.default_mode), None)
@@ -200,7 +205,7 @@ def _budget(palace) -> dict:
     ratios = {f"dialogue_over_{name}": round(layers["dialogue"] / layers[name], 2)
               for name in ("core", "searched", "card") if layers.get(name)}
     return {"tokenizer": summary.encoding, "distiller": summary.distiller, "totals": layers,
-            "ratios_of_totals": ratios}
+            "ratios_of_totals": ratios, "specific_context": summary.contexts}
 
 
 def _describe(mode: str) -> dict:

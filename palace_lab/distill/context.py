@@ -108,3 +108,23 @@ def make_context(exchange: Exchange, said: str, weights: dict[str, float], max_c
         cut = trim(snippet, max_chars)
         return (heard, pri, -sum(weights.get(t, 0.0) for t in set(terms(cut))), cut)
     return trim(min(best, key=key), max_chars)
+
+
+def context_checks(exchanges, cards: dict) -> dict:
+    """How the cards' ``specific_context`` holds up: an exact substring of its exchange, never a
+    JSON escape, and empty only where the exchange offers no detail at all."""
+    checked = substring = escaped = empty = empty_with_detail = 0
+    for e in exchanges:
+        card = cards.get(e.exchange_id)
+        if card is None:
+            continue
+        checked += 1
+        context = card.specific_context
+        substring += context in e.verbatim
+        escaped += bool(_ESCAPE.search(context))
+        if not context:
+            empty += 1
+            empty_with_detail += bool(context_candidates(e, e.dialogue))
+    return {"cards": checked, "substring": substring, "escaped": escaped, "empty": empty,
+            "empty_with_detail": empty_with_detail,
+            "substring_rate": round(substring / checked, 4) if checked else None}
