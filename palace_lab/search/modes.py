@@ -60,10 +60,9 @@ PRESETS: dict[str, tuple[str, str]] = {
                          "verbatim BM25 + HNSW on the core with its rooms, RRF"),
     "hybrid-files-rrf": ("rrf(bm25:verbatim,bm25:core+files,hnsw:core;k=60)",
                          "verbatim BM25 + BM25 on core and files + distilled HNSW, RRF"),
-    "hybrid-wrrf": ("wrrf(bm25:verbatim=0.4,hnsw:verbatim=0.2,bm25:core+keywords=0.3,"
-                    "hnsw:core+keywords=0.1;k=2)",
-                    "the default: BM25 and vectors on the verbatim text and on the card's core + "
-                    "keywords, weighted RRF (chosen on three dev sets: "
+    "hybrid-wrrf": ("wrrf(bm25:verbatim=0.4,hnsw:verbatim=0.3,bm25:core+keywords=0.3;k=5)",
+                    "the default: BM25 and vectors on the verbatim text with BM25 on the card's "
+                    "core + keywords, weighted RRF (chosen on three dev sets: "
                     "benchmarks/choose_default.py)"),
     "hybrid-wrrf-light": ("wrrf(bm25:verbatim=0.5,bm25:core+keywords=0.2,hnsw:core=0.15,"
                           "hnsw:core+keywords=0.15;k=2)",
