@@ -43,6 +43,8 @@ class RoomOut(BaseModel):
 class CardOut(BaseModel):
     core: str = Field(description="exchange_core: what the exchange was about, 1-2 sentences")
     context: str = Field(description="specific_context: one detail copied exactly")
+    keywords: list[str] = Field(default_factory=list,
+                                description="the exchange's distinctive terms (surviving vocabulary)")
     rooms: list[RoomOut]
     files: list[str]
 

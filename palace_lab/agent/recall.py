@@ -56,7 +56,7 @@ def card_dict(card) -> dict | None:
     if card is None:
         return None
     return {"core": card.exchange_core, "context": card.specific_context,
-            "rooms": [r.to_dict() for r in card.room_assignments],
+            "keywords": list(card.keywords), "rooms": [r.to_dict() for r in card.room_assignments],
             "files": list(card.files_touched)}
 
 
