@@ -231,22 +231,10 @@ class RulesDistiller(Distiller):
         said = "\n".join(t for lbl, t in messages if lbl in ("user", "assistant"))
         weights = dict(salient_terms(said + "\n" + exchange.request, stats, k=40))
         rooms = assign_rooms(exchange, said, stats)
-        debugging = any(r.room_key == "debugging" for r in rooms)
-        req, out = request_words(exchange, messages), outcome_words(messages, weights)
         budget = self.card_budget(exchange, stats)
-        share = min(self.budget_tokens, max(8, int(budget * self.core_share)))
-        # The detail first; the core need not spell it again (the layer searches both).
-        context = make_context(exchange, said, weights, min(self.context_chars, 3 * share),
-                               debugging=debugging)
-        # Whatever the context costs, the core keeps room for a readable clause.
-        core_budget = min(self.budget_tokens, max(share, text_cost(context) + 1 + MIN_CORE))
-        req = excise(req, context)
-        # The core spends its budget on what the context does not already say.
-        seen = set(terms(context))
-        core_weights = {t: w * self.repeat_weight if t in seen else w for t, w in weights.items()}
-        core = make_core(req, out, core_weights, core_budget - text_cost(context) - 1,
-                         request_share=self.request_share)
-        core = _fit(core, context, core_budget, self.core_chars)
+        debugging = any(r.room_key == "debugging" for r in rooms)
+        core, context = self._core_and_context(exchange, messages, said, weights, budget,
+                                               debugging=debugging)
         card = DistilledCard(
             exchange_id=exchange.exchange_id,
             distiller=self.version,
@@ -259,6 +247,23 @@ class RulesDistiller(Distiller):
         left = budget - text_cost(card.core_text) - 1
         keywords = choose_keywords(zones(messages, exchange.request), stats, left, card.core_text)
         return replace(card, keywords=keywords)
+
+    def _core_and_context(self, exchange: Exchange, messages, said: str, weights: dict,
+                          budget: int, *, debugging: bool) -> tuple[str, str]:
+        """``(exchange_core, specific_context)`` within their part of B(e)."""
+        share = min(self.budget_tokens, max(8, int(budget * self.core_share)))
+        # The detail first; the core need not spell it again (the layer searches both).
+        context = make_context(exchange, said, weights, min(self.context_chars, 3 * share),
+                               debugging=debugging)
+        # Whatever the context costs, the core keeps room for a readable clause.
+        core_budget = min(self.budget_tokens, max(share, text_cost(context) + 1 + MIN_CORE))
+        req = excise(request_words(exchange, messages), context)
+        # The core spends its budget on what the context does not already say.
+        seen = set(terms(context))
+        core_weights = {t: w * self.repeat_weight if t in seen else w for t, w in weights.items()}
+        core = make_core(req, outcome_words(messages, weights), core_weights,
+                         core_budget - text_cost(context) - 1, request_share=self.request_share)
+        return _fit(core, context, core_budget, self.core_chars), context
 
     def distill_batch(self, exchanges: Sequence[Exchange], *, stats: CorpusStats) -> list[DistillOutcome]:
         return [DistillOutcome(card=self.card(e, stats)) for e in exchanges]
