@@ -36,6 +36,9 @@ class Embedder(ABC):
 
     name: str = ""
     dim: int = 0
+    # True when embedding costs nothing worth waiting for (the test fake): a search then
+    # builds any missing vector layer instead of leaving it out.
+    instant: bool = False
 
     @abstractmethod
     def embed_batch(self, texts: Sequence[str]) -> np.ndarray:
@@ -56,6 +59,8 @@ class FakeEmbedder(Embedder):
     sharing words get a positive cosine, which is all the tests need. A text without words
     embeds as the marker word ``<empty>`` so every row still has norm 1.
     """
+
+    instant = True
 
     def __init__(self, dim: int = 384):
         self.dim = dim
@@ -166,6 +171,14 @@ def get_embedder(name: str | Embedder) -> Embedder:
 def embedding_key(embedder: Embedder, text: str) -> str:
     """The cache key of one vector: SHA-1 over the model name and the text."""
     return content_hash(embedder.name, text)
+
+
+def pending_embeddings(palace, embedder: Embedder, texts: Sequence[str]) -> int:
+    """How many distinct ``texts`` have no vector of ``embedder`` in the palace yet."""
+    keys = list(dict.fromkeys(embedding_key(embedder, t) for t in texts))
+    if palace is None:
+        return len(keys)
+    return len(keys) - len(palace.embedded(keys, embedder.name))
 
 
 def embed_texts(palace, embedder: Embedder, texts: Sequence[str],

@@ -21,7 +21,7 @@ from pathlib import Path
 
 import numpy as np
 
-from palace_lab.embed import Embedder, embed_texts, get_embedder
+from palace_lab.embed import Embedder, embed_texts, get_embedder, pending_embeddings
 from palace_lab.errors import SearchError
 from palace_lab.index import cache as files
 from palace_lab.index.bm25 import BM25Index
@@ -81,6 +81,7 @@ class IndexSet:
         self._state: tuple | None = None
         self._content: dict[str, str] = {}
         self._slots: dict[tuple, str] = {}
+        self._pending: dict[str, tuple[str, int]] = {}
         self.build_log: list[dict] = []
         self.refresh()
 
@@ -165,6 +166,26 @@ class IndexSet:
 
     def is_cached(self, layer: str, mechanism: str) -> bool:
         return bool(self.use_cache and files.find(self.root, self.key(layer, mechanism)))
+
+    def is_open(self, layer: str, mechanism: str) -> bool:
+        """True if the current index is in memory or in the cache (no build needed)."""
+        held = self._indexes.get((layer, mechanism))
+        return bool(held and held[0] == self.key(layer, mechanism)) or \
+            self.is_cached(layer, mechanism)
+
+    def pending(self, layer: str, mechanism: str) -> int:
+        """How many texts building ``layer`` by ``mechanism`` would have to embed now (0 for
+        bm25, and for an index already built); remembered until the layer's content changes."""
+        if not get_mechanism(mechanism).needs_vectors or self.is_open(layer, mechanism):
+            return 0
+        content = self.content_key(layer)
+        held = self._pending.get(layer)
+        if held and held[0] == content:
+            return held[1]
+        _, texts = layer_texts(self.palace, layer, self._distiller)
+        count = pending_embeddings(self.palace, self.embedder, texts)
+        self._pending[layer] = (content, count)
+        return count
 
     def embed_queries(self, texts: list[str]) -> np.ndarray:
         """Query vectors, computed now (queries are not written to the palace)."""

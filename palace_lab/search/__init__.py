@@ -1,11 +1,12 @@
 """Search: modes (pure and cross-layer), fusion, filters and the engine that runs them."""
 
-from palace_lab.search.engine import SearchEngine
+from palace_lab.search.engine import Answer, SearchEngine
 from palace_lab.search.filters import Filters
 from palace_lab.search.modes import (DEFAULT_MODE, PRESETS, FusedMode, PureMode, list_modes,
                                      parse_mode)
+from palace_lab.search.plan import Plan
 
-__all__ = ["DEFAULT_MODE", "PRESETS", "Filters", "FusedMode", "PureMode", "SearchEngine",
+__all__ = ["Answer", "DEFAULT_MODE", "Plan", "PRESETS", "Filters", "FusedMode", "PureMode", "SearchEngine",
            "list_modes", "parse_mode"]
 
 # The tool-call compression layer registers itself with the layer registry when imported.
