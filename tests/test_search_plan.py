@@ -106,3 +106,22 @@ def test_pure_vector_mode_falls_back_to_bm25_of_its_layer(tiny, mode):  # noqa: 
     layer = mode.split(":")[1]
     assert answer.plan.used == PureMode("bm25", layer)
     assert answer.hits == engine.search("quokka zebrafish", f"bm25:{layer}", k=3)
+
+
+def test_pending_count_is_remembered_across_processes_until_a_vector_is_added(tiny,  # noqa: F811
+                                                                             monkeypatch):
+    from palace_lab.index import indexset
+
+    palace = tiny[0]
+    assert SearchEngine(palace, embedder="fake", inline_embed=0).plan(DEFAULT_MODE).pending == (4,)
+    real = indexset.layer_texts
+    monkeypatch.setattr(indexset, "layer_texts", lambda *a: pytest.fail("texts re-read"))
+    again = SearchEngine(palace, embedder="fake", inline_embed=0)
+    assert again.plan(DEFAULT_MODE).pending == (4,)  # from pending.json
+    monkeypatch.setattr(indexset, "layer_texts", real)
+    from palace_lab.embed import FakeEmbedder, embed_texts
+
+    _, texts = real(palace, "verbatim", None)
+    embed_texts(palace, FakeEmbedder(), texts[:1])  # one vector more: the note is stale
+    assert SearchEngine(palace, embedder="fake", inline_embed=0).plan(
+        DEFAULT_MODE).pending == (3,)

@@ -81,7 +81,7 @@ class IndexSet:
         self._state: tuple | None = None
         self._content: dict[str, str] = {}
         self._slots: dict[tuple, str] = {}
-        self._pending: dict[str, tuple[str, int]] = {}
+        self._pending: dict[str, list] = {}
         self.build_log: list[dict] = []
         self.refresh()
 
@@ -175,17 +175,20 @@ class IndexSet:
 
     def pending(self, layer: str, mechanism: str) -> int:
         """How many texts building ``layer`` by ``mechanism`` would have to embed now (0 for
-        bm25, and for an index already built); remembered until the layer's content changes."""
+        bm25, and for an index already built); remembered (also on file) until the layer's
+        content or the number of stored vectors changes."""
         if not get_mechanism(mechanism).needs_vectors or self.is_open(layer, mechanism):
             return 0
-        content = self.content_key(layer)
-        held = self._pending.get(layer)
-        if held and held[0] == content:
-            return held[1]
-        _, texts = layer_texts(self.palace, layer, self._distiller)
-        count = pending_embeddings(self.palace, self.embedder, texts)
-        self._pending[layer] = (content, count)
-        return count
+        name, stamp = self.key(layer, mechanism), self.palace.count_embeddings(self.embedder.name)
+        note = self._pending.get(name) or (files.read_pending(self.root, name)
+                                           if self.use_cache else None)
+        if note is None or note[1] != stamp:
+            _, texts = layer_texts(self.palace, layer, self._distiller)
+            note = [pending_embeddings(self.palace, self.embedder, texts), stamp]
+            if self.use_cache:
+                files.write_pending(self.root, name, note)
+        self._pending[name] = note
+        return note[0]
 
     def embed_queries(self, texts: list[str]) -> np.ndarray:
         """Query vectors, computed now (queries are not written to the palace)."""

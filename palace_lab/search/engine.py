@@ -51,16 +51,6 @@ class Answer:
         return {"hits": [h.to_dict() for h in self.hits], **self.plan.to_dict()}
 
 
-@dataclass(frozen=True)
-class _Meta:
-    conversation_id: str
-    ply_start: int
-    ply_end: int
-    preview: str
-    project: str | None
-    timestamp: str | None
-
-
 class SearchEngine:
     """Searches one palace with one distiller version (default: the newest) and one embedder."""
 
@@ -72,7 +62,7 @@ class SearchEngine:
         self.inline_embed = inline_embed
         self.indexes = IndexSet(palace, distiller=distiller, embedder=embedder, cache=cache,
                                 progress=progress, **index_options)
-        self._meta: tuple[str, dict[str, _Meta]] | None = None
+        self._meta: tuple[str, dict[str, tuple]] | None = None
         self._rooms: tuple[str, dict[str, frozenset[str]]] | None = None
         self._masks: dict[tuple, np.ndarray] = {}
 
@@ -185,13 +175,11 @@ class SearchEngine:
 
     # -- exchange metadata and filters ----------------------------------------------------
 
-    def _metadata(self) -> dict[str, _Meta]:
+    def _facets(self) -> dict[str, tuple[str | None, str | None]]:
+        """``{exchange_id: (project, timestamp)}`` for filters, re-read when exchanges change."""
         version = self.indexes.content_key("verbatim")
         if self._meta is None or self._meta[0] != version:
-            meta = {e.exchange_id: _Meta(e.conversation_id, e.ply_start, e.ply_end, e.preview,
-                                         e.project, e.timestamp)
-                    for e in self.palace.exchanges()}
-            self._meta, self._masks = (version, meta), {}
+            self._meta, self._masks = (version, self.palace.exchange_facets()), {}
         return self._meta[1]
 
     def _room_keys(self) -> dict[str, frozenset[str]]:
@@ -207,7 +195,7 @@ class SearchEngine:
         return self._rooms[1]
 
     def _mask(self, index: LayerIndex, filters: Filters) -> np.ndarray:
-        meta = self._metadata()
+        facets = self._facets()
         rooms = self._room_keys() if filters.room else {}
         key = (index.key, filters)
         if key not in self._masks:
@@ -215,20 +203,21 @@ class SearchEngine:
                 self._masks.clear()
             none = frozenset()
             self._masks[key] = np.fromiter(
-                (eid in meta and filters.admits(meta[eid].project, meta[eid].timestamp,
-                                                rooms.get(eid, none)) for eid in index.ids),
+                (eid in facets and filters.admits(*facets[eid], rooms.get(eid, none))
+                 for eid in index.ids),
                 dtype=bool, count=index.size)
         return self._masks[key]
 
     def _hits(self, ranked: list[tuple[str, float]]) -> list[Hit]:
-        meta = self._metadata()
+        """Hits of the ranked ids, reading only their rows (not the whole palace)."""
+        found = self.palace.exchanges_by_id([eid for eid, _ in ranked])
         hits = []
         for eid, score in ranked:
-            m = meta.get(eid)
-            if m is None:  # the exchange left the palace after the index was loaded
+            e = found.get(eid)
+            if e is None:  # the exchange left the palace after the index was loaded
                 continue
-            hits.append(Hit(eid, m.conversation_id, m.ply_start, m.ply_end, len(hits) + 1,
-                            score, m.preview))
+            hits.append(Hit(eid, e.conversation_id, e.ply_start, e.ply_end, len(hits) + 1,
+                            score, e.preview))
         return hits
 
 

@@ -33,6 +33,10 @@ class VectorsMixin:
                 out[h] = from_blob(blob, dim)
         return out
 
+    def count_embeddings(self, model: str) -> int:
+        return self.conn.execute("SELECT COUNT(*) FROM embeddings WHERE model=?",
+                                 (model,)).fetchone()[0]
+
     def embedded(self, hashes: list[str], model: str) -> set[str]:
         """Which of ``hashes`` have a vector of ``model`` (reads no vector)."""
         out: set[str] = set()
