@@ -63,6 +63,16 @@ def find(root: Path, name: str) -> Path | None:
     return folder if (folder / "meta.json").is_file() else None
 
 
+def previous(root: Path, name: str) -> Path | None:
+    """The newest finished folder of ``name``'s slot other than ``name`` (an older content)."""
+    if not root.is_dir():
+        return None
+    prefix = name.rsplit("~", 1)[0] + "~"
+    found = [f for f in root.iterdir()
+             if f.name.startswith(prefix) and f.name != name and (f / "meta.json").is_file()]
+    return max(found, key=lambda f: f.stat().st_mtime) if found else None
+
+
 def read_ids(folder: Path) -> list[str]:
     return json.loads((folder / "ids.json").read_text(encoding="utf-8"))
 

@@ -166,8 +166,8 @@ class SearchEngine:
         index = self._index(mode)
         allowed = self._mask(index, filters) if filters else None
         rows, scores = index.search(query if mode.mechanism == "bm25" else vector, depth, allowed)
-        ids = index.ids
-        return {ids[r]: float(s) for r, s in zip(rows.tolist(), scores.tolist())}
+        ids = index.ids  # a grown HNSW index has blank ids for removed rows
+        return {ids[r]: float(s) for r, s in zip(rows.tolist(), scores.tolist()) if ids[r]}
 
     def _index(self, mode: PureMode, progress: BuildProgress | None = None) -> LayerIndex:
         require_cards(self.indexes, mode.layer)
