@@ -4,7 +4,8 @@ A ``palace-lab search`` is one process per query; importing torch and sentence-t
 costs it seconds (6 s + 17 s measured on a loaded 2-core machine) before a 10 ms embedding.
 This is the same network, read from the same packaged ``model.safetensors`` and
 ``tokenizer.json`` (the Rust ``tokenizers`` library: lower-casing, WordPiece, ``[CLS] … [SEP]``,
-cut at ``max_seq_length`` word pieces), computed one text at a time without padding:
+cut at ``max_seq_length`` word pieces), the weights memory-mapped from the safetensors file,
+one text at a time without padding:
 
 - BERT (Devlin et al. 2019): word + position + token-type embeddings, LayerNorm; then 6 layers
   of 12-head self-attention (softmax(QKᵀ/√d)V) and a GELU feed-forward, each with a residual
@@ -44,6 +45,27 @@ def _gelu(x: np.ndarray) -> np.ndarray:
     return 0.5 * x * (1.0 + _erf(x / np.sqrt(2.0)))
 
 
+def read_safetensors(path: Path) -> dict[str, np.ndarray]:
+    """Every float32 tensor of a safetensors file as a read-only memory-mapped array.
+
+    The format: 8 bytes little-endian header length, a JSON header ``{name: {dtype, shape,
+    data_offsets: [begin, end]}}``, then the tensors' bytes (offsets from the header's end).
+    Mapping instead of reading costs milliseconds; a query touches few embedding rows.
+    """
+    import json
+
+    raw = np.memmap(path, dtype=np.uint8, mode="r")
+    size = int(np.frombuffer(raw[:8].tobytes(), dtype="<u8")[0])
+    header = json.loads(raw[8:8 + size].tobytes())
+    out = {}
+    for name, spec in header.items():
+        if name == "__metadata__" or spec["dtype"] != "F32":
+            continue
+        begin, end = spec["data_offsets"]
+        out[name] = raw[8 + size + begin:8 + size + end].view("<f4").reshape(spec["shape"])
+    return out
+
+
 def _layer_norm(x: np.ndarray, weight: np.ndarray, bias: np.ndarray) -> np.ndarray:
     mean = x.mean(axis=-1, keepdims=True)
     var = ((x - mean) ** 2).mean(axis=-1, keepdims=True)
@@ -51,18 +73,15 @@ def _layer_norm(x: np.ndarray, weight: np.ndarray, bias: np.ndarray) -> np.ndarr
 
 
 class NumpyMiniLM:
-    """The encoder's weights (transposed once for ``x @ W``) and its tokenizer."""
+    """The encoder's weights (memory-mapped, PyTorch's ``(out, in)`` layout) and tokenizer."""
 
     def __init__(self, folder: Path, max_seq_length: int = 256):
-        from safetensors.numpy import load_file
         from tokenizers import Tokenizer
 
         self.tokenizer = Tokenizer.from_file(str(folder / "tokenizer.json"))
         self.tokenizer.no_padding()
         self.tokenizer.enable_truncation(max_length=max_seq_length)
-        raw = load_file(str(folder / "model.safetensors"))
-        self.w = {k: (v.T.copy() if k.endswith("dense.weight") or k.endswith(("query.weight",
-                  "key.weight", "value.weight")) else v) for k, v in raw.items()}
+        self.w = read_safetensors(folder / "model.safetensors")
 
     def embed(self, text: str) -> np.ndarray:
         """One unit-length 384-d vector."""
@@ -80,12 +99,12 @@ class NumpyMiniLM:
     def _layer(self, x: np.ndarray, p: str) -> np.ndarray:
         w = self.w
         attended = self._attention(x, p + "attention.self.")
-        x = _layer_norm(attended @ w[p + "attention.output.dense.weight"]
+        x = _layer_norm(attended @ w[p + "attention.output.dense.weight"].T
                         + w[p + "attention.output.dense.bias"] + x,
                         w[p + "attention.output.LayerNorm.weight"],
                         w[p + "attention.output.LayerNorm.bias"])
-        inner = _gelu(x @ w[p + "intermediate.dense.weight"] + w[p + "intermediate.dense.bias"])
-        return _layer_norm(inner @ w[p + "output.dense.weight"] + w[p + "output.dense.bias"] + x,
+        inner = _gelu(x @ w[p + "intermediate.dense.weight"].T + w[p + "intermediate.dense.bias"])
+        return _layer_norm(inner @ w[p + "output.dense.weight"].T + w[p + "output.dense.bias"] + x,
                            w[p + "output.LayerNorm.weight"], w[p + "output.LayerNorm.bias"])
 
     def _attention(self, x: np.ndarray, p: str) -> np.ndarray:
@@ -93,7 +112,7 @@ class NumpyMiniLM:
         head = dim // HEADS
 
         def project(name: str) -> np.ndarray:  # (heads, n, head)
-            y = x @ self.w[p + name + ".weight"] + self.w[p + name + ".bias"]
+            y = x @ self.w[p + name + ".weight"].T + self.w[p + name + ".bias"]
             return y.reshape(n, HEADS, head).transpose(1, 0, 2)
 
         q, k, v = project("query"), project("key"), project("value")

@@ -11,9 +11,9 @@ previous folder of the same slot is the *base*; comparing its rows with the laye
   ``len(base rows)…`` (usearch ``add``).
 
 Row order is then no longer conversation order; rankings are the graph's, as after a rebuild.
-Growing applies only above :data:`GROW_FROM` (= :data:`palace_lab.index.hnsw.SERIAL_UP_TO`) vectors, where a rebuild
-is multi-threaded and so not reproducible anyway; a smaller layer is rebuilt by one thread, so a
-small palace always ranks alike. When blank rows would exceed :data:`COMPACT_AT` of all rows the
+Growing applies only above :data:`GROW_FROM` vectors (the HNSW module's ``SERIAL_UP_TO``),
+where a rebuild is multi-threaded and so not reproducible anyway; a smaller layer is rebuilt by
+one thread, so a small palace always ranks alike. When blank rows would exceed :data:`COMPACT_AT` of all rows the
 layer is rebuilt from scratch (compaction), with every row live and in conversation order.
 """
 

@@ -6,8 +6,8 @@ from palace_lab.search.modes import (DEFAULT_MODE, PRESETS, FusedMode, PureMode,
                                      parse_mode)
 from palace_lab.search.plan import Plan
 
-__all__ = ["Answer", "DEFAULT_MODE", "Plan", "PRESETS", "Filters", "FusedMode", "PureMode", "SearchEngine",
-           "list_modes", "parse_mode"]
+__all__ = ["DEFAULT_MODE", "PRESETS", "Answer", "Filters", "FusedMode", "Plan", "PureMode",
+           "SearchEngine", "list_modes", "parse_mode"]
 
 # The tool-call compression layer registers itself with the layer registry when imported.
 from palace_lab.lifecycle import toolcalls as _toolcalls  # noqa: E402,F401
