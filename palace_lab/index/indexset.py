@@ -181,15 +181,18 @@ class IndexSet:
         content or the number of stored vectors changes."""
         if not get_mechanism(mechanism).needs_vectors or self.is_open(layer, mechanism):
             return 0
-        name, stamp = self.key(layer, mechanism), self.palace.count_embeddings(self.embedder.name)
-        note = self._pending.get(name) or (files.read_pending(self.root, name)
-                                           if self.use_cache else None)
+        name = self.key(layer, mechanism)
+        held = self._pending.get(name)
+        if held and held[2] == self._state:  # nothing was written since: no recount
+            return held[0]
+        stamp = self.palace.count_embeddings(self.embedder.name)
+        note = held or (files.read_pending(self.root, name) if self.use_cache else None)
         if note is None or note[1] != stamp:
             _, texts = layer_texts(self.palace, layer, self._distiller)
             note = [pending_embeddings(self.palace, self.embedder, texts), stamp]
             if self.use_cache:
                 files.write_pending(self.root, name, note)
-        self._pending[name] = note
+        self._pending[name] = [note[0], note[1], self._state]
         return note[0]
 
     def embed_queries(self, texts: list[str]) -> np.ndarray:
