@@ -20,7 +20,8 @@ def _clean_query(text: str) -> str:
 def _engine(args, palace):
     from palace_lab.search import SearchEngine
 
-    return SearchEngine(palace, distiller=args.distiller, embedder=args.embedder)
+    return SearchEngine(palace, distiller=args.distiller, embedder=args.embedder,
+                        inline_embed=getattr(args, "inline_embed", None))
 
 
 def _filters(args) -> dict | None:
@@ -85,7 +86,11 @@ def cmd_search(args) -> None:
     with _palace(args) as palace:
         engine = _engine(args, palace)
         if args.query:
-            hits = [h.to_dict() for h in engine.search(args.query, args.mode, args.k, _filters(args))]
+            if args.build:
+                engine.prepare([args.mode], progress=_build_progress())
+            answer = engine.answer(args.query, args.mode, args.k, _filters(args))
+            _tell_plan(answer.plan, args)
+            hits = [h.to_dict() for h in answer.hits]
             _emit(args, hits, "\n".join(f"{h['rank']:>3}. {h['score']:.4f}  {h['exchange_id']}  "
                                         f"{h['preview'][:100]}" for h in hits) or "no hits")
             return
@@ -99,6 +104,33 @@ def cmd_search(args) -> None:
         result = {m: _hits_from_run(engine.run(texts, m, args.k, _filters(args)), exchanges)
                   for m in modes}
     _emit(args, result, "\n".join(f"{m}: {len(r)} queries" for m, r in result.items()))
+
+
+def _tell_plan(plan, args) -> None:
+    """A substitute mode is said on stderr (``--json`` keeps stdout a list of hits)."""
+    if plan.degraded:
+        db = f" --db {args.db}" if args.db else ""
+        print(f"palace-lab: note: {plan.note()}; build it with `palace-lab index{db}` "
+              "or search with --build", file=sys.stderr)
+
+
+def cmd_index(args) -> None:
+    """Build (or load) every index the named modes need, with progress on stderr."""
+    from palace_lab.cli import _emit, _palace
+
+    modes = _modes(args.modes)
+    with _palace(args) as palace:
+        engine = _engine(args, palace)
+        engine.prepare(modes, progress=_build_progress())
+        log = engine.indexes.build_log
+    steps = _summarise_build(log)
+    _emit(args, {"modes": modes, "steps": steps},
+          "\n".join(f"{s['layer']:<14} {s['mechanism']:<6} {s['step']:<6} {s['n']:>7} rows"
+                    f"  {s['seconds']:.1f} s" for s in steps) or "nothing to build")
+
+
+def _summarise_build(log: list[dict]) -> list[dict]:
+    return [{**entry, "seconds": round(entry["seconds"], 3)} for entry in log]
 
 
 def cmd_eval(args) -> None:
@@ -204,7 +236,19 @@ def add_search_commands(command) -> None:
     c.add_argument("--mode", default=DEFAULT_MODE,
                    help=f"mode name or mode string (default: {DEFAULT_MODE})")
     c.add_argument("--modes", help="batch: all | presets | M1,M2,… (default: --mode)")
+    c.add_argument("--build", action="store_true",
+                   help="build a missing vector layer first (with progress) instead of "
+                        "searching without it")
+    c.add_argument("--inline-embed", type=int, metavar="N",
+                   help="embed at most N texts inside a search before leaving a vector layer "
+                        "out (default 500)")
     _common(c)
+    c = command("index", cmd_index, "build the indexes the modes need (embedding vector layers, "
+                "with progress), so searches never wait or leave a layer out")
+    c.add_argument("--modes", default=DEFAULT_MODE,
+                   help=f"all | presets | M1,M2,… (default: {DEFAULT_MODE})")
+    c.add_argument("--distiller", help="distiller version for distilled layers (default: latest)")
+    c.add_argument("--embedder", default="minilm", help="minilm (default) or fake (tests)")
     c = command("eval", cmd_eval, "evaluate modes on graded queries: the paper-style table")
     c.add_argument("--queries", required=True, help="JSONL file of {query_id, query, type?}")
     c.add_argument("--qrels", required=True, help="TREC qrels or JSON {query_id: {exchange_id: grade}}")

@@ -88,3 +88,30 @@ def test_real_minilm_is_384_dims_and_normalised(palace):
     sims = vectors @ vectors[0]
     assert sims[2] > sims[3]  # pool timeout is nearer to pool exhausted than to a README
     assert palace.get_embeddings([embedding_key(minilm, texts[0])], minilm.name)
+
+
+def test_queries_in_numpy_equal_the_torch_model():
+    """A query in a process without torch goes through the numpy network; it must give the
+    torch model's vectors, long texts (cut at 256 word pieces) included."""
+    minilm = get_embedder("minilm")
+    texts = ["how did we fix the connection pool timeout", "a", "",
+             "Ünïcode ✓ 🎉 `parse_config()` failed: KeyError 'x'", "retry loop " * 300]
+    from palace_lab.embed import _numpy_embed
+
+    numpy_vectors = _numpy_embed(256, texts)
+    torch_vectors = minilm.embed_batch(texts * 2)[: len(texts)]  # 10 > small_batch: torch
+    assert numpy_vectors.dtype == np.float32 and numpy_vectors.shape == (5, 384)
+    assert np.abs(numpy_vectors - torch_vectors).max() < 1e-5
+    assert np.allclose((numpy_vectors * torch_vectors).sum(axis=1), 1.0, atol=1e-6)
+
+
+def test_a_query_does_not_import_torch():
+    import subprocess
+    import sys
+
+    code = ("import sys; from palace_lab.embed import get_embedder; "
+            "get_embedder('minilm').embed_batch(['pool timeout']); "
+            "print('torch' in sys.modules, 'sentence_transformers' in sys.modules)")
+    out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True,
+                         check=True).stdout
+    assert out.split() == ["False", "False"]

@@ -14,6 +14,11 @@ Staleness is detected by the key, so a stale index is never found:
   content hash, so a re-ingest that changes any exchange changes it) and, for layers with cards,
   the fingerprint of that distiller's cards (a re-distilled card changes it).
 
+``pending.json`` remembers, per index folder name, how many texts its build would still have
+to embed (:meth:`IndexSet.pending`) beside the number of vectors the palace held then, so a
+process that searches without a vector layer does not re-read every text to find that out
+again; a changed palace has other names, a new vector another count.
+
 Building writes into a temporary folder renamed into place (atomic on one file system); after a
 successful build, older folders of the same slot are deleted.
 """
@@ -58,6 +63,16 @@ def find(root: Path, name: str) -> Path | None:
     return folder if (folder / "meta.json").is_file() else None
 
 
+def previous(root: Path, name: str) -> Path | None:
+    """The newest finished folder of ``name``'s slot other than ``name`` (an older content)."""
+    if not root.is_dir():
+        return None
+    prefix = name.rsplit("~", 1)[0] + "~"
+    found = [f for f in root.iterdir()
+             if f.name.startswith(prefix) and f.name != name and (f / "meta.json").is_file()]
+    return max(found, key=lambda f: f.stat().st_mtime) if found else None
+
+
 def read_ids(folder: Path) -> list[str]:
     return json.loads((folder / "ids.json").read_text(encoding="utf-8"))
 
@@ -96,3 +111,32 @@ def prune(root: Path, keep: str) -> list[str]:
             shutil.rmtree(folder, ignore_errors=True)
             removed.append(folder.name)
     return removed
+
+
+PENDING_NOTES = 64  # pending counts remembered; older names are forgotten first
+
+
+def read_pending(root: Path, name: str) -> list | None:
+    """The remembered ``[pending, vectors]`` of index ``name``, or None."""
+    try:
+        notes = json.loads((root / "pending.json").read_text(encoding="utf-8"))
+    except (OSError, ValueError):
+        return None
+    value = notes.get(name) if isinstance(notes, dict) else None
+    return value if isinstance(value, list) and len(value) == 2 else None
+
+
+def write_pending(root: Path, name: str, count: list) -> None:
+    """Remember ``[pending, vectors]`` for ``name`` (atomic; a lost race costs a recount)."""
+    try:
+        notes = json.loads((root / "pending.json").read_text(encoding="utf-8"))
+        notes = notes if isinstance(notes, dict) else {}
+    except (OSError, ValueError):
+        notes = {}
+    notes.pop(name, None)
+    notes[name] = count
+    kept = dict(list(notes.items())[-PENDING_NOTES:])
+    root.mkdir(parents=True, exist_ok=True)
+    tmp = root / f".pending-{uuid.uuid4().hex[:8]}.json"
+    tmp.write_text(json.dumps(kept), encoding="utf-8")
+    os.replace(tmp, root / "pending.json")

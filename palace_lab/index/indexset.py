@@ -21,9 +21,11 @@ from pathlib import Path
 
 import numpy as np
 
-from palace_lab.embed import Embedder, embed_texts, get_embedder
+from palace_lab.embed import (Embedder, embed_texts, embedding_key, get_embedder,
+                              pending_embeddings)
 from palace_lab.errors import SearchError
 from palace_lab.index import cache as files
+from palace_lab.index import grow
 from palace_lab.index.bm25 import BM25Index
 from palace_lab.index.exact import ExactIndex, Found
 from palace_lab.index.hnsw import HNSWIndex, HNSWParams
@@ -81,6 +83,7 @@ class IndexSet:
         self._state: tuple | None = None
         self._content: dict[str, str] = {}
         self._slots: dict[tuple, str] = {}
+        self._pending: dict[str, list] = {}
         self.build_log: list[dict] = []
         self.refresh()
 
@@ -166,6 +169,32 @@ class IndexSet:
     def is_cached(self, layer: str, mechanism: str) -> bool:
         return bool(self.use_cache and files.find(self.root, self.key(layer, mechanism)))
 
+    def is_open(self, layer: str, mechanism: str) -> bool:
+        """True if the current index is in memory or in the cache (no build needed)."""
+        held = self._indexes.get((layer, mechanism))
+        return bool(held and held[0] == self.key(layer, mechanism)) or \
+            self.is_cached(layer, mechanism)
+
+    def pending(self, layer: str, mechanism: str) -> int:
+        """How many texts building ``layer`` by ``mechanism`` would have to embed now (0 for
+        bm25, and for an index already built); remembered (also on file) until the layer's
+        content or the number of stored vectors changes."""
+        if not get_mechanism(mechanism).needs_vectors or self.is_open(layer, mechanism):
+            return 0
+        name = self.key(layer, mechanism)
+        held = self._pending.get(name)
+        if held and held[2] == self._state:  # nothing was written since: no recount
+            return held[0]
+        stamp = self.palace.count_embeddings(self.embedder.name)
+        note = held or (files.read_pending(self.root, name) if self.use_cache else None)
+        if note is None or note[1] != stamp:
+            _, texts = layer_texts(self.palace, layer, self._distiller)
+            note = [pending_embeddings(self.palace, self.embedder, texts), stamp]
+            if self.use_cache:
+                files.write_pending(self.root, name, note)
+        self._pending[name] = [note[0], note[1], self._state]
+        return note[0]
+
     def embed_queries(self, texts: list[str]) -> np.ndarray:
         """Query vectors, computed now (queries are not written to the palace)."""
         return self.embedder.embed_batch(list(texts))
@@ -185,17 +214,44 @@ class IndexSet:
         start = time.perf_counter()
         ids, texts = layer_texts(self.palace, layer, self._distiller)
         self.record(layer, mechanism, "texts", start, len(ids))
-        index = MECHANISMS[mechanism].build(self, layer, texts, progress)
+        rows = [embedding_key(self.embedder, t) for t in texts] if mechanism == "hnsw" else None
+        grown = self._grow(key, layer, ids, texts, rows, progress) if rows else None
+        if grown:
+            index, ids, rows = grown
+        else:
+            index = MECHANISMS[mechanism].build(self, layer, texts, progress)
         folder = None
         if self.use_cache:
             start = time.perf_counter()
             meta = {"layer": layer, "mechanism": mechanism, "distiller": self._distiller,
                     "embedder": self.embedder.name, "rows": len(ids), "key": key,
+                    "grown": bool(grown),
                     "built_at": time.strftime("%Y-%m-%dT%H:%M:%SZ", time.gmtime())}
-            folder = files.publish(self.root, key, ids, meta, index.save)
+            folder = files.publish(self.root, key, ids, meta, _saver(index, rows))
             self.record(layer, mechanism, "save", start, len(ids))
         self._state = None  # our own embedding writes moved the change counter; re-check once
         return LayerIndex(layer, mechanism, key, ids, index, folder, loaded=False)
+
+    def _grow(self, key: str, layer: str, ids: list[str], texts: list[str], rows: list[str],
+              progress):
+        """The previous HNSW index of this slot with the layer's changes applied, or None
+        when there is none or a rebuild is due (:mod:`palace_lab.index.grow`)."""
+        base = files.previous(self.root, key) if self.use_cache else None
+        base_rows = grow.read_rows(base) if base else None
+        if base_rows is None:
+            return None
+        base_ids = files.read_ids(base)
+        change = grow.delta(base_ids, base_rows, ids, rows)
+        if not grow.worth_growing(base_ids, change, len(ids)):
+            return None
+        start = time.perf_counter()
+        report = (lambda d, t: progress(f"embedding {layer}", d, t)) if progress else None
+        vectors = embed_texts(self.palace, self.embedder, [texts[i] for i in change.added],
+                              report)
+        grown = grow.grow(base, self.hnsw_params, base_ids, base_rows, change, ids, rows,
+                          vectors)
+        self.record(layer, "hnsw", "grow", start, change.size())
+        return grown
 
     # -- helpers the mechanisms call ------------------------------------------------------
 
@@ -211,6 +267,15 @@ class IndexSet:
         self.record(layer, "embed", "embed", start, len(texts))
         self._vectors[layer] = (content, vectors)
         return vectors
+
+
+def _saver(index, rows: list[str] | None):
+    """Writes the index files and, for a grown-able index, its rows' embedding keys."""
+    def save(folder: Path) -> None:
+        index.save(folder)
+        if rows is not None:
+            grow.write_rows(folder, rows)
+    return save
 
 
 def require_cards(index_set: IndexSet, layer: str) -> None:

@@ -1,12 +1,13 @@
 """Search: modes (pure and cross-layer), fusion, filters and the engine that runs them."""
 
-from palace_lab.search.engine import SearchEngine
+from palace_lab.search.engine import Answer, SearchEngine
 from palace_lab.search.filters import Filters
 from palace_lab.search.modes import (DEFAULT_MODE, PRESETS, FusedMode, PureMode, list_modes,
                                      parse_mode)
+from palace_lab.search.plan import Plan
 
-__all__ = ["DEFAULT_MODE", "PRESETS", "Filters", "FusedMode", "PureMode", "SearchEngine",
-           "list_modes", "parse_mode"]
+__all__ = ["DEFAULT_MODE", "PRESETS", "Answer", "Filters", "FusedMode", "Plan", "PureMode",
+           "SearchEngine", "list_modes", "parse_mode"]
 
 # The tool-call compression layer registers itself with the layer registry when imported.
 from palace_lab.lifecycle import toolcalls as _toolcalls  # noqa: E402,F401

@@ -7,12 +7,20 @@ converted to ``1 − d``) or fused scores. Ties are broken by exchange id, so re
 deterministic. Query embedding happens inside :meth:`SearchEngine.search` and counts in its
 latency; :meth:`SearchEngine.run` embeds a whole query set in one batch.
 
+A search never blocks for minutes on a vector layer that is not embedded yet: when building a
+run's index would embed more than ``inline_embed`` texts, :meth:`SearchEngine.answer` leaves
+that run out and says so (``inline_embed``: default :data:`INLINE_EMBED_LIMIT`, no limit for
+an embedder marked ``instant``) (:mod:`palace_lab.search.plan`); :meth:`SearchEngine.prepare` builds
+it explicitly, with progress. :meth:`SearchEngine.run` (evaluation) always builds what it needs,
+so figures are never computed on a substitute mode.
+
 A hit's preview starts with the exchange's opening user message; hits point at the verbatim
 exchange (conversation id and ply range) whatever layer found them.
 """
 
 from __future__ import annotations
 
+import math
 from collections.abc import Iterable, Mapping
 from dataclasses import dataclass
 
@@ -22,22 +30,25 @@ from palace_lab.embed import Embedder
 from palace_lab.errors import SearchError
 from palace_lab.index import IndexSet, LayerIndex
 from palace_lab.index.indexset import BuildProgress, require_cards
+from palace_lab.layers import get_layer
 from palace_lab.model import Hit
 from palace_lab.search import fusion
 from palace_lab.search.filters import Filters
 from palace_lab.search.modes import DEFAULT_MODE, FusedMode, Mode, PureMode, parse_mode
+from palace_lab.search.plan import INLINE_EMBED_LIMIT, Plan, substitute
 
 MIN_DEPTH = 100
 
 
 @dataclass(frozen=True)
-class _Meta:
-    conversation_id: str
-    ply_start: int
-    ply_end: int
-    preview: str
-    project: str | None
-    timestamp: str | None
+class Answer:
+    """What :meth:`SearchEngine.answer` returns: the hits and the plan that made them."""
+
+    hits: list[Hit]
+    plan: Plan
+
+    def to_dict(self) -> dict:
+        return {"hits": [h.to_dict() for h in self.hits], **self.plan.to_dict()}
 
 
 class SearchEngine:
@@ -45,11 +56,13 @@ class SearchEngine:
 
     def __init__(self, palace, *, distiller: str | None = None,
                  embedder: str | Embedder = "minilm", cache: bool = True,
-                 progress: BuildProgress | None = None, **index_options):
+                 progress: BuildProgress | None = None,
+                 inline_embed: float | None = None, **index_options):
         self.palace = palace
+        self.inline_embed = inline_embed
         self.indexes = IndexSet(palace, distiller=distiller, embedder=embedder, cache=cache,
                                 progress=progress, **index_options)
-        self._meta: tuple[str, dict[str, _Meta]] | None = None
+        self._meta: tuple[str, dict[str, tuple]] | None = None
         self._rooms: tuple[str, dict[str, frozenset[str]]] | None = None
         self._masks: dict[tuple, np.ndarray] = {}
 
@@ -65,18 +78,32 @@ class SearchEngine:
             for run in _mode(mode).runs:
                 self._index(run, progress)
 
-    def search(self, query: str, mode: str | Mode = DEFAULT_MODE, k: int = 10,
+    def plan(self, mode: str | Mode = DEFAULT_MODE) -> Plan:
+        """Which runs of ``mode`` a search would leave out right now, and the mode it runs."""
+        parsed = _mode(mode)
+        pending = [(run, self._pending(run)) for run in dict.fromkeys(parsed.runs)]
+        missing = tuple(run for run, n in pending if n)
+        return Plan(parsed, substitute(parsed, missing), missing,
+                    tuple(n for _, n in pending if n))
+
+    def answer(self, query: str, mode: str | Mode = DEFAULT_MODE, k: int = 10,
                filters: Filters | dict | None = None, *,
-               vector: np.ndarray | None = None) -> list[Hit]:
-        """The ``k`` best exchanges for ``query`` under ``mode``, best first.
+               vector: np.ndarray | None = None) -> Answer:
+        """The ``k`` best exchanges for ``query`` under ``mode`` (or what of it is built now).
 
         ``vector``: the query's embedding if the caller already has it (comparing several
         modes on one query embeds it once); otherwise it is computed here when needed.
         """
-        parsed, k, chosen = _mode(mode), _check_k(k), Filters.coerce(filters)
-        if vector is None and _needs_vectors(parsed):
+        plan, k, chosen = self.plan(mode), _check_k(k), Filters.coerce(filters)
+        if vector is None and _needs_vectors(plan.used):
             vector = self._embed([query])[0]
-        return self._hits(self._ranked(query, vector, parsed, k, chosen))
+        return Answer(self._hits(self._ranked(query, vector, plan.used, k, chosen)), plan)
+
+    def search(self, query: str, mode: str | Mode = DEFAULT_MODE, k: int = 10,
+               filters: Filters | dict | None = None, *,
+               vector: np.ndarray | None = None) -> list[Hit]:
+        """The hits of :meth:`answer` (best first); its ``plan`` says what was left out."""
+        return self.answer(query, mode, k, filters, vector=vector).hits
 
     def run(self, queries: Mapping[str, str], mode: str | Mode = DEFAULT_MODE, k: int = 10,
             filters: Filters | dict | None = None) -> dict[str, dict[str, float]]:
@@ -103,6 +130,23 @@ class SearchEngine:
 
     # -- ranking --------------------------------------------------------------------------
 
+    def _inline_limit(self) -> float:
+        """Texts one search may embed: ``inline_embed`` if given, else
+        :data:`INLINE_EMBED_LIMIT` (no limit for an instant embedder, the tests' fake)."""
+        if self.inline_embed is not None:
+            return self.inline_embed
+        return math.inf if self.indexes.embedder.instant else INLINE_EMBED_LIMIT
+
+    def _pending(self, run: PureMode) -> int:
+        """Texts still to embed for ``run`` beyond what one search may embed (0: runnable)."""
+        limit = self._inline_limit()
+        if limit == math.inf:
+            return 0
+        if get_layer(run.layer).needs_cards and not self.indexes.distiller:
+            return 0  # the run raises its clear "distill first" error when searched
+        count = self.indexes.pending(run.layer, run.mechanism)
+        return count if count > limit else 0
+
     def _embed(self, texts: list[str]) -> np.ndarray:
         return self.indexes.embed_queries(texts)
 
@@ -122,8 +166,8 @@ class SearchEngine:
         index = self._index(mode)
         allowed = self._mask(index, filters) if filters else None
         rows, scores = index.search(query if mode.mechanism == "bm25" else vector, depth, allowed)
-        ids = index.ids
-        return {ids[r]: float(s) for r, s in zip(rows.tolist(), scores.tolist())}
+        ids = index.ids  # a grown HNSW index has blank ids for removed rows
+        return {ids[r]: float(s) for r, s in zip(rows.tolist(), scores.tolist()) if ids[r]}
 
     def _index(self, mode: PureMode, progress: BuildProgress | None = None) -> LayerIndex:
         require_cards(self.indexes, mode.layer)
@@ -131,13 +175,11 @@ class SearchEngine:
 
     # -- exchange metadata and filters ----------------------------------------------------
 
-    def _metadata(self) -> dict[str, _Meta]:
+    def _facets(self) -> dict[str, tuple[str | None, str | None]]:
+        """``{exchange_id: (project, timestamp)}`` for filters, re-read when exchanges change."""
         version = self.indexes.content_key("verbatim")
         if self._meta is None or self._meta[0] != version:
-            meta = {e.exchange_id: _Meta(e.conversation_id, e.ply_start, e.ply_end, e.preview,
-                                         e.project, e.timestamp)
-                    for e in self.palace.exchanges()}
-            self._meta, self._masks = (version, meta), {}
+            self._meta, self._masks = (version, self.palace.exchange_facets()), {}
         return self._meta[1]
 
     def _room_keys(self) -> dict[str, frozenset[str]]:
@@ -153,7 +195,7 @@ class SearchEngine:
         return self._rooms[1]
 
     def _mask(self, index: LayerIndex, filters: Filters) -> np.ndarray:
-        meta = self._metadata()
+        facets = self._facets()
         rooms = self._room_keys() if filters.room else {}
         key = (index.key, filters)
         if key not in self._masks:
@@ -161,20 +203,21 @@ class SearchEngine:
                 self._masks.clear()
             none = frozenset()
             self._masks[key] = np.fromiter(
-                (eid in meta and filters.admits(meta[eid].project, meta[eid].timestamp,
-                                                rooms.get(eid, none)) for eid in index.ids),
+                (eid in facets and filters.admits(*facets[eid], rooms.get(eid, none))
+                 for eid in index.ids),
                 dtype=bool, count=index.size)
         return self._masks[key]
 
     def _hits(self, ranked: list[tuple[str, float]]) -> list[Hit]:
-        meta = self._metadata()
+        """Hits of the ranked ids, reading only their rows (not the whole palace)."""
+        found = self.palace.exchanges_by_id([eid for eid, _ in ranked])
         hits = []
         for eid, score in ranked:
-            m = meta.get(eid)
-            if m is None:  # the exchange left the palace after the index was loaded
+            e = found.get(eid)
+            if e is None:  # the exchange left the palace after the index was loaded
                 continue
-            hits.append(Hit(eid, m.conversation_id, m.ply_start, m.ply_end, len(hits) + 1,
-                            score, m.preview))
+            hits.append(Hit(eid, e.conversation_id, e.ply_start, e.ply_end, len(hits) + 1,
+                            score, e.preview))
         return hits
 
 

@@ -205,6 +205,22 @@ class Palace(ArchiveMixin, CardsMixin, VectorsMixin, EvaluationMixin):
             rows = [e for e in rows if e.exchange_id in wanted]
         return rows
 
+    def exchanges_by_id(self, ids: list[str]) -> dict[str, Exchange]:
+        """The exchanges of ``ids`` that exist, by id (reads only those rows)."""
+        out: dict[str, Exchange] = {}
+        for i in range(0, len(ids), 500):  # stay under SQLite's variable limit
+            chunk = ids[i:i + 500]
+            marks = ",".join("?" * len(chunk))
+            for r in self.conn.execute(f"SELECT * FROM exchanges WHERE exchange_id IN ({marks})",
+                                       chunk):
+                out[r["exchange_id"]] = _row_exchange(r)
+        return out
+
+    def exchange_facets(self) -> dict[str, tuple[str | None, str | None]]:
+        """``{exchange_id: (project, timestamp)}`` of every exchange, reading no text."""
+        rows = self.conn.execute("SELECT exchange_id, project, timestamp FROM exchanges")
+        return {eid: (project, timestamp) for eid, project, timestamp in rows}
+
     def exchange(self, exchange_id: str) -> Exchange | None:
         row = self.conn.execute("SELECT * FROM exchanges WHERE exchange_id=?",
                                 (exchange_id,)).fetchone()

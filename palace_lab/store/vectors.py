@@ -33,6 +33,21 @@ class VectorsMixin:
                 out[h] = from_blob(blob, dim)
         return out
 
+    def count_embeddings(self, model: str) -> int:
+        return self.conn.execute("SELECT COUNT(*) FROM embeddings WHERE model=?",
+                                 (model,)).fetchone()[0]
+
+    def embedded(self, hashes: list[str], model: str) -> set[str]:
+        """Which of ``hashes`` have a vector of ``model`` (reads no vector)."""
+        out: set[str] = set()
+        for i in range(0, len(hashes), 500):
+            chunk = hashes[i:i + 500]
+            marks = ",".join("?" * len(chunk))
+            out.update(h for (h,) in self.conn.execute(
+                f"SELECT content_hash FROM embeddings WHERE model=? AND content_hash IN ({marks})",
+                (model, *chunk)))
+        return out
+
     def put_embeddings(self, model: str, vectors: dict[str, np.ndarray]) -> None:
         rows = [(h, model, int(v.shape[0]), to_blob(v)) for h, v in vectors.items()]
         with self.transaction() as tx:

@@ -1,0 +1,76 @@
+"""What a mode can run right now: the runs whose index is missing and the mode used instead.
+
+A vector run (``hnsw:LAYER``, ``exact:LAYER``) is *missing* when its index is neither loaded
+nor cached and building it would mean embedding more texts than the engine may embed inside
+one search (:data:`INLINE_EMBED_LIMIT`): at 50,000 exchanges the verbatim layer alone takes
+tens of minutes to embed, so a search answers with what exists instead of blocking. BM25 runs
+are never missing (they build in seconds).
+
+Substitution, the same for every fusion:
+
+- a fused mode keeps its other runs, each with its own weight and the fusion's parameters
+  (so the documents those runs rank are ranked exactly as before, only without the missing
+  run's votes); a single run left runs as that pure mode;
+- when no run is left (every run was a vector run), or the mode was a pure vector mode, each
+  missing run is replaced by BM25 over its layer.
+
+With every index built nothing is missing and the mode runs unchanged.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+from palace_lab.search.modes import FusedMode, Mode, PureMode
+
+# Texts a search may embed before answering (≈ 15 s of long texts on 2 cores, 3 s of cards).
+INLINE_EMBED_LIMIT = 500
+
+
+@dataclass(frozen=True)
+class Plan:
+    """``asked``: the mode requested; ``used``: the mode run; ``missing``: runs left out, each
+    with how many texts its layer still has to embed (``pending``)."""
+
+    asked: Mode
+    used: Mode
+    missing: tuple[PureMode, ...] = ()
+    pending: tuple[int, ...] = ()
+
+    @property
+    def degraded(self) -> bool:
+        return bool(self.missing)
+
+    def note(self) -> str:
+        """One line for a person: what was missing and what ran instead ("" when nothing)."""
+        if not self.missing:
+            return ""
+        parts = ", ".join(f"{run} ({n} texts to embed)" for run, n in zip(self.missing,
+                                                                          self.pending))
+        return f"not built yet: {parts}; searched {self.used} instead"
+
+    def to_dict(self) -> dict:
+        return {"asked": str(self.asked), "used": str(self.used),
+                "missing": [str(r) for r in self.missing], "pending": list(self.pending)}
+
+
+def substitute(mode: Mode, missing: tuple[PureMode, ...]) -> Mode:
+    """``mode`` without the ``missing`` runs (see the module docstring)."""
+    if not missing:
+        return mode
+    lexical = tuple(dict.fromkeys(PureMode("bm25", r.layer) for r in missing))
+    if isinstance(mode, PureMode):
+        return lexical[0]
+    kept = [i for i, run in enumerate(mode.runs) if run not in missing]
+    if not kept:
+        return _with_runs(mode, lexical, None)
+    weights = None if mode.weights is None else tuple(mode.weights[i] for i in kept)
+    return _with_runs(mode, tuple(mode.runs[i] for i in kept), weights)
+
+
+def _with_runs(mode: FusedMode, runs: tuple[PureMode, ...], weights) -> Mode:
+    if len(runs) == 1:
+        return runs[0]
+    if mode.weights is not None and weights is None:
+        weights = tuple(1.0 / len(runs) for _ in runs)
+    return FusedMode(mode.fusion, runs, weights, mode.params)
