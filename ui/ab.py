@@ -5,10 +5,14 @@ from __future__ import annotations
 
 import streamlit as st
 
+from datetime import date
+from functools import partial
+
 from palace_lab import ab
+from palace_lab.contents import absent_terms, projects, titles
 from palace_lab.errors import SearchError
 from palace_lab.search.modes import list_modes, parse_mode
-from ui.data import card_map
+from ui.data import card_map, cards, content_key
 from ui.exchange import md_escape, show_card, show_messages
 from ui.search import prepare
 from ui.state import engine, palace
@@ -36,9 +40,49 @@ def mode_picker(side: str, default: str) -> str | None:
         return None
 
 
-def search(query: str, mode_a: str, mode_b: str, k: int) -> ab.ABResult:
+ALL = "all"
+
+
+def filters() -> dict:
+    """The CLI's --project, --since, --until and --room as widgets; what is set, as filters."""
+    rooms = sorted({(r.room_key, f"{r.room_type} · {r.room_label}") for c in cards()
+                    for r in c.room_assignments})
+    names = dict(rooms)
+    cols = st.columns(4)
+    chosen = {
+        "project": cols[0].selectbox("Project", [ALL, *projects(palace())], key="lab_f_project"),
+        "date_from": cols[1].date_input("Since", None, key="lab_f_since", format="YYYY-MM-DD"),
+        "date_to": cols[2].date_input("Until", None, key="lab_f_until", format="YYYY-MM-DD"),
+        "room": cols[3].selectbox("Room", [ALL, *names], key="lab_f_room",
+                                  format_func=lambda k: names.get(k, k),
+                                  help="needs distilled cards: a card files its exchange in 1-3 rooms"),
+    }
+    return {k: (v.isoformat() if isinstance(v, date) else v) for k, v in chosen.items()
+            if v and v != ALL}
+
+
+@st.cache_data(max_entries=256, show_spinner=False)
+def _absent(path: str, content: str, query: str) -> tuple[list[str], list[str]]:
+    return absent_terms(palace(), query)
+
+
+def term_warning(query: str) -> None:
+    """Say when the palace holds none (or only some) of the query's words."""
+    from ui.state import db_path
+
+    terms, absent = _absent(str(db_path()), content_key(), query)
+    if terms and len(absent) == len(terms):
+        st.warning("None of this query's words occurs anywhere in this palace ("
+                   + ", ".join(f"`{md_escape(t)}`" for t in absent) + "): the hits below are only "
+                   "the nearest by meaning and are probably unrelated.", icon=":material/help:")
+    elif absent:
+        st.caption("Not found anywhere in this palace: "
+                   + ", ".join(f"`{md_escape(t)}`" for t in absent))
+
+
+def search(query: str, mode_a: str, mode_b: str, k: int, chosen: dict | None = None) -> ab.ABResult:
     prepare([mode_a, mode_b])
-    result = ab.run_ab(engine().search, query, mode_a, mode_b, k)
+    result = ab.run_ab(partial(engine().search, filters=chosen or None), query, mode_a, mode_b, k)
     ab.remember_query(palace(), result.query)
     return result
 
@@ -98,28 +142,61 @@ def grade_control(side: str, query_id: str, exchange_id: str, current: int | Non
                          + " (click the chosen grade again to clear it)")
 
 
+def _read(exchange_id: str) -> None:
+    st.session_state["lab_read"] = exchange_id
+
+
+def origin(p, hits) -> dict[str, str]:
+    """``{exchange_id: "project · date · conversation title"}`` for the hits' captions."""
+    found = {h.exchange_id: p.exchange(h.exchange_id) for h in hits}
+    named = titles(p, [e.conversation_id for e in found.values() if e is not None])
+    out = {}
+    for eid, e in found.items():
+        if e is not None:
+            title = named.get(e.conversation_id) or e.conversation_id
+            out[eid] = " · ".join([e.project or "no project", (e.timestamp or "no date")[:10],
+                                   title[:70]])
+    return out
+
+
 def result_column(side: str, mode: str, hits, result: ab.ABResult, judged: dict[str, int]) -> None:
     st.subheader(f"{side.upper()} · {md_escape(mode)}")
     if not hits:
-        st.info("No results for this mode.")
+        st.info("No results for this mode (and these filters).")
     other = {h.exchange_id for h in (result.hits_b if side == "a" else result.hits_a)}
-    cards, p = card_map(), palace()
+    cards_, p = card_map(), palace()
+    where = origin(p, hits)
     for hit in hits:
         current = judged.get(hit.exchange_id)
         with st.container(border=True):
-            st.caption(f"#{hit.rank} · `{hit.exchange_id}` · score {hit.score:.4f}"
+            st.caption(f"#{hit.rank} · **{md_escape(where.get(hit.exchange_id, ''))}**")
+            st.caption(f"`{hit.exchange_id}` · score {hit.score:.4f}"
                        + (" · also in the other list" if hit.exchange_id in other else "")
                        + (f" · graded **{current}**" if current is not None else ""))
-            if hit.exchange_id in cards:
-                show_card(cards[hit.exchange_id])
+            if hit.exchange_id in cards_:
+                show_card(cards_[hit.exchange_id])
             else:
                 st.text(hit.preview)
-            grade_control(side, result.query_id, hit.exchange_id, current)
-            # Lazy: the messages are read and sent only while the expander is open.
-            drill = st.expander("Verbatim exchange", key=f"lab_x_{side}_{hit.exchange_id}",
-                                on_change="rerun")
-            if drill.open:
-                with drill:
-                    exchange = p.exchange(hit.exchange_id)
-                    if exchange is not None:
-                        show_messages(p, exchange)
+            left, right = st.columns([3, 1], vertical_alignment="center")
+            with left:
+                grade_control(side, result.query_id, hit.exchange_id, current)
+            right.button("Read", key=f"lab_read_{side}_{hit.exchange_id}", on_click=_read,
+                         args=(hit.exchange_id,), icon=":material/menu_book:",
+                         help="open the verbatim exchange in the reader below, full width")
+
+
+def reader() -> None:
+    """The verbatim exchange chosen with a hit's **Read**, full width, paged."""
+    chosen = st.session_state.get("lab_read")
+    exchange = palace().exchange(chosen) if chosen else None
+    if exchange is None:
+        return
+    with st.container(border=True, key="lab_reader"):
+        head, close = st.columns([6, 1], vertical_alignment="center")
+        head.subheader(md_escape(origin(palace(), [exchange]).get(exchange.exchange_id, "")))
+        close.button("Close", key="lab_read_close", on_click=_read, args=(None,),
+                     icon=":material/close:")
+        card = card_map().get(exchange.exchange_id)
+        if card is not None:
+            show_card(card)
+        show_messages(palace(), exchange, key="lab_rd")
