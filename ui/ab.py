@@ -5,7 +5,6 @@ from __future__ import annotations
 
 import streamlit as st
 
-from datetime import date
 from functools import partial
 
 from palace_lab import ab
@@ -51,14 +50,15 @@ def filters() -> dict:
     cols = st.columns(4)
     chosen = {
         "project": cols[0].selectbox("Project", [ALL, *projects(palace())], key="lab_f_project"),
-        "date_from": cols[1].date_input("Since", None, key="lab_f_since", format="YYYY-MM-DD"),
-        "date_to": cols[2].date_input("Until", None, key="lab_f_until", format="YYYY-MM-DD"),
+        "date_from": cols[1].text_input("Since", key="lab_f_since", placeholder="YYYY-MM-DD",
+                                        help="on or after this date (ISO), as --since"),
+        "date_to": cols[2].text_input("Until", key="lab_f_until", placeholder="YYYY-MM-DD",
+                                      help="on or before this date (ISO), as --until"),
         "room": cols[3].selectbox("Room", [ALL, *names], key="lab_f_room",
                                   format_func=lambda k: names.get(k, k),
                                   help="needs distilled cards: a card files its exchange in 1-3 rooms"),
     }
-    return {k: (v.isoformat() if isinstance(v, date) else v) for k, v in chosen.items()
-            if v and v != ALL}
+    return {k: v.strip() for k, v in chosen.items() if v and v.strip() and v != ALL}
 
 
 @st.cache_data(max_entries=256, show_spinner=False)
