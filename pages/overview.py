@@ -29,14 +29,14 @@ with guard():
     kept = figures(version)
     lead(d, kept)
     c1, c2, c3, c4 = st.columns(4)
-    c1.metric("Compression, the paper's definition", f"{said['ratio_of_totals'] or 0:.1f}x",
-              help=f"Σ dialogue / Σ {layer} tokens (ratio of totals); mean of per-exchange "
+    c1.metric("Dialogue → cards", f"{said['ratio_of_totals'] or 0:.1f}x",
+              help=f"The paper's definition: Σ dialogue / Σ {layer} tokens (ratio of totals); mean of per-exchange "
                    f"ratios {said['mean_of_ratios'] or 0:.1f}x. Dialogue: "
                    f"{d['layer_definitions']['dialogue']}. {layer}: {d['layer_definitions'][layer]}.")
     c2.metric("The paper", PAPER_RATIO,
               help=f"{PAPER['verbatim_mean']} → {PAPER['core_mean']} tokens per exchange over "
                    f"{PAPER['exchanges']:,} exchanges ({PAPER['source']})")
-    c3.metric("Compression with tool output", f"{whole['ratio_of_totals'] or 0:.1f}x",
+    c3.metric("With tool output", f"{whole['ratio_of_totals'] or 0:.1f}x",
               help=f"Σ verbatim / Σ {layer} tokens. Verbatim: {d['layer_definitions']['verbatim']}.")
     c4.metric("Retrieval kept", "–" if not kept or kept.get("distilled_over_verbatim") is None
               else f"{kept['distilled_over_verbatim']:.0%}",

@@ -49,7 +49,7 @@ def test_own_history_goes_into_a_palace_of_its_own(two_homes, tmp_path, monkeypa
     assert "6 exchanges" in text and "**2 projects:** demo (3), other (3)" in text
     assert at.selectbox(key="sb_palace").value == mine
     # the sample is one click away, and the own palace stays in the list
-    assert at.selectbox(key="sb_palace").options == ["my-history", "palace (sample)"]
+    assert at.selectbox(key="sb_palace").options == ["my-history", "Bundled sample"]
     at.button(key="sb_sample").click().run()
     clean(at)
     assert at.session_state["db_path"] == str(sample.resolve())
@@ -83,8 +83,8 @@ def test_overview_tells_the_story_with_figures_computed_ahead(app_env):  # noqa:
     values = {m.label: m.value for m in at.metric}
     assert values["The paper"] == "11x"
     assert values["Retrieval kept"] == f"{kept['distilled_over_verbatim']:.0%}"
-    assert values["Compression, the paper's definition"].endswith("x")
-    assert values["Compression with tool output"].endswith("x")
+    assert values["Dialogue → cards"].endswith("x")
+    assert values["With tool output"].endswith("x")
     lead = at.markdown[0].value
     assert "smaller**, where the paper reports **11x**" in lead and "tool calls" in lead
     assert f"**{kept['distilled_over_verbatim']:.0%}**" in lead

@@ -73,11 +73,11 @@ def term_warning(query: str) -> None:
     terms, absent = _absent(str(db_path()), content_key(), query)
     if terms and len(absent) == len(terms):
         st.warning("None of this query's words occurs anywhere in this palace ("
-                   + ", ".join(f"`{md_escape(t)}`" for t in absent) + "): the hits below are only "
+                   + ", ".join(f"**{md_escape(t)}**" for t in absent) + "): the hits below are only "
                    "the nearest by meaning and are probably unrelated.", icon=":material/help:")
     elif absent:
         st.caption("Not found anywhere in this palace: "
-                   + ", ".join(f"`{md_escape(t)}`" for t in absent))
+                   + ", ".join(f"**{md_escape(t)}**" for t in absent))
 
 
 def search(query: str, mode_a: str, mode_b: str, k: int, chosen: dict | None = None) -> ab.ABResult:

@@ -89,7 +89,8 @@ def show_message(m, key: str) -> None:
     name, icon = role_label(m)
     if m.role in TOOL_ROLES:  # collapsed, with its size; sent to the page only when opened
         lines = m.text.count("\n") + 1
-        box = st.expander(md_escape(f"{name} · {len(m.text):,} characters · {lines:,} lines"),
+        size = f"{len(m.text):,} characters · {lines:,} line{'s' if lines > 1 else ''}"
+        box = st.expander(md_escape(f"{name} · {size}"),
                           icon=icon, key=f"{key}_open", on_change="rerun")
         if box.open:
             with box:

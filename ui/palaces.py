@@ -64,7 +64,7 @@ def open_palace(path: str | Path) -> None:
 
 
 def label(path: Path) -> str:
-    return f"{path.stem} (sample)" if path == sample_db() else path.stem
+    return "Bundled sample" if path == sample_db() else path.stem
 
 
 def _picked() -> None:
@@ -92,7 +92,7 @@ def palace_picker() -> None:
 def contents_caption() -> None:
     """What the open palace holds: counts, projects, sources, time span."""
     c = palace_contents(palace())
-    st.caption(f"`{md_escape(db_path())}`")
+    st.caption(md_escape(db_path()))
     st.caption(f"{c.exchanges:,} exchanges · {c.conversations:,} conversations · {c.cards:,} cards"
                f" · {c.judgments:,} judgments")
     if c.projects:
@@ -114,7 +114,7 @@ def destination(kind: str) -> Path:
         return here
     if kind == "sample":
         st.caption(f"The open palace holds your own history, so the sample goes into its own "
-                   f"palace, **{md_escape(label(target))}** (`{md_escape(target)}`).")
+                   f"palace, **{md_escape(label(target))}** ({md_escape(target)}).")
         return target
     st.caption("The open palace holds the bundled sample: your history goes into a palace of "
                "its own (the sample stays one click away in the sidebar).")
