@@ -57,7 +57,9 @@ with guard():
                + (f" · estimated cost **${estimate:.4f}**" if estimate else ""))
     confirmed = not estimate or st.checkbox(f"I accept a cost of about ${estimate:.4f}", key="load_confirm")
     if st.button("Distill", type="primary", disabled=not pending or not confirmed, key="load_distill"):
-        result = run_distill(p, distiller)
+        st.session_state["load_distilled"] = run_distill(p, distiller)
+        st.rerun()  # so the pending count and the sidebar say what the palace holds now
+    if result := st.session_state.get("load_distilled"):
         st.success(f"{result['made']} cards made, {result['cached']} already there, "
                    f"{result['failed']} fallbacks, ${result['cost_usd']:.4f}"
                    + (f" — stopped: {result['stopped']}" if result["stopped"] else ""))

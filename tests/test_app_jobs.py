@@ -190,3 +190,46 @@ def test_search_lab_filters_by_room(app_env):  # noqa: F811
         cards = {c.exchange_id: c for c in palace.cards(version)}
     ids = [exchange_of(c) for c in grade_controls(at, "a")]
     assert ids and all(key in {r.room_key for r in cards[i].room_assignments} for i in ids)
+
+
+def test_the_lab_watches_no_files(monkeypatch):
+    from palace_lab import app_launcher
+
+    seen = {}
+    monkeypatch.setattr(app_launcher.subprocess, "call", lambda cmd, **kw: seen.setdefault("cmd", cmd) and 0)
+    app_launcher.launch(headless=True)
+    cmd = seen["cmd"]
+    assert cmd[cmd.index("--server.fileWatcherType") + 1] == "none"
+
+
+def test_uploads_leave_no_folder_behind():
+    from ui.loading import saved_uploads
+
+    class Upload:
+        name, data = "../history.jsonl", b'{"role": "user", "content": "hi"}\n'
+
+        def getbuffer(self):
+            return self.data
+
+    with saved_uploads([Upload()]) as folder:
+        assert [p.name for p in folder.iterdir()] == ["history.jsonl"]  # no path from the name
+    assert not folder.exists()
+
+
+def test_figures_say_what_they_cover_for_a_partial_card_version(tmp_path, monkeypatch):
+    from palace_lab.distill import get_distiller
+    from palace_lab.distill.run import distill_palace
+
+    with lab_palaces.build(tmp_path / "p.db") as palace:
+        trial = get_distiller("rules", context_chars=30)
+        distill_palace(palace, trial, exchange_ids=list(lab_palaces.exchange_ids(palace).values())[:2])
+    monkeypatch.setenv("PALACE_LAB_DB", str(tmp_path / "p.db"))
+    monkeypatch.setenv("PALACE_LAB_EMBEDDER", "fake")
+    at = start()
+    clean(at)
+    assert not at.warning  # the full version is the default
+    assert "6 cards of rules" in sidebar_text(at)  # the chosen version's cards, not all versions'
+    at.session_state["distiller"] = trial.version
+    at.run()
+    clean(at)
+    assert any("Only 2 of the 6 exchanges have a card" in w.value for w in at.warning)

@@ -91,10 +91,13 @@ def palace_picker() -> None:
 
 def contents_caption() -> None:
     """What the open palace holds: counts, projects, sources, time span."""
-    c = palace_contents(palace())
+    from ui.state import distiller_version
+
+    c, version = palace_contents(palace()), distiller_version()
+    made = next((v["cards"] for v in palace().distiller_versions() if v["version"] == version), 0)
     st.caption(md_escape(db_path()))
-    st.caption(f"{c.exchanges:,} exchanges · {c.conversations:,} conversations · {c.cards:,} cards"
-               f" · {c.judgments:,} judgments")
+    st.caption(f"{c.exchanges:,} exchanges · {c.conversations:,} conversations · {made:,} cards"
+               + (f" of {md_escape(version)}" if version else "") + f" · {c.judgments:,} judgments")
     if c.projects:
         shown = ", ".join(f"{md_escape(n)} ({k})" for n, k in c.projects[:6])
         more = len(c.projects) - 6

@@ -61,6 +61,10 @@ def lead(d: dict, kept: dict | None) -> None:
                  f"what searching the whole exchanges finds (paper: "
                  f"{PAPER['distilled_over_verbatim']:.0%}).")
     st.markdown(text)
+    if said["pairs"] < d["exchanges"]:
+        st.warning(f"Only {said['pairs']:,} of the {d['exchanges']:,} exchanges have a card of "
+                   f"version {md_escape(d['distiller'])}: the ratios cover those "
+                   f"{said['pairs']:,}; token totals cover all.", icon=":material/info:")
 
 
 def _x(v) -> str:
