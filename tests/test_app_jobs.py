@@ -233,3 +233,12 @@ def test_figures_say_what_they_cover_for_a_partial_card_version(tmp_path, monkey
     at.run()
     clean(at)
     assert any("Only 2 of the 6 exchanges have a card" in w.value for w in at.warning)
+
+
+def test_metrics_before_any_grade_say_why_they_are_zero(app_env):  # noqa: F811
+    at = lab("connection pool timeout")
+    assert any("Nothing graded yet" in i.value and "3** what I was looking for" in i.value
+               for i in at.info)
+    mrr = [m for m in at.metric if m.label == "MRR"]
+    assert len(mrr) == 2 and not mrr[1].delta  # no green "+0.000" before a grade
+    assert "first relevant result" in mrr[0].help

@@ -19,6 +19,11 @@ from ui.state import engine, palace
 CUSTOM = "type a mode string…"
 METRIC_LABELS = {"mrr": "MRR", "p@1": "P@1", "ndcg@10": "nDCG@10", "mean_grade@10": "mean grade@10",
                  "judged@10": "judged@10"}
+METRIC_HELP = {"mrr": "1 / rank of the first relevant result (grade ≥ 2); 0 when none is graded so",
+               "p@1": "1 when the first result is relevant (grade ≥ 2), else 0",
+               "ndcg@10": "graded gain of the top 10, discounted by rank, over the best order possible",
+               "mean_grade@10": "the average grade of the top 10 (unjudged count as 0)",
+               "judged@10": "the share of the top 10 you have graded"}
 
 
 def mode_picker(side: str, default: str) -> str | None:
@@ -106,16 +111,20 @@ def metrics(result: ab.ABResult, judged: dict[str, int]) -> None:
     """Both modes' live metrics, one row each (B shows its difference to A)."""
     a = ab.live_metrics(judged, result.hits_a)
     b = ab.live_metrics(judged, result.hits_b)
+    graded = sum(1 for e in result.pooled if e in judged)
     for side, mode, values in (("a", result.mode_a, a), ("b", result.mode_b, b)):
         with st.container(key=f"lab_metrics_{side}"):
             cols = st.columns([2, 1, 1, 1, 1, 1], vertical_alignment="center")
             cols[0].markdown(f"**{side.upper()}** · {md_escape(mode)}")
             for col, (name, label) in zip(cols[1:], METRIC_LABELS.items()):
-                delta = f"{values[name] - a[name]:+.3f}" if side == "b" else None
-                col.metric(label, f"{values[name]:.3f}", delta=delta,
+                delta = f"{values[name] - a[name]:+.3f}" if side == "b" and graded else None
+                col.metric(label, f"{values[name]:.3f}", delta=delta, help=METRIC_HELP[name],
                            delta_color="off" if name == "judged@10" else "normal")
     pooled = result.pooled
-    graded = sum(1 for e in pooled if e in judged)
+    if not graded:
+        st.info("Nothing graded yet, so every metric is 0: grade the results below, "
+                + ", ".join(f"**{g}** {m}" for g, m in ab.GRADE_MEANINGS.items())
+                + "; the metrics move as you grade.", icon=":material/grading:")
     st.caption(f"Pooled: {len(pooled)} distinct results ({result.overlap} found by both) · "
                f"{graded} graded · query id `{result.query_id}` in the **lab** set. Grades are "
                "stored as judge *human*; one grade counts for both sides. Grades ≥ 2 count as "
