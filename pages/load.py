@@ -6,7 +6,8 @@ import streamlit as st
 
 from palace_lab.distill import get_distiller
 from ui.loading import (BACKENDS, distiller_options, load_sample, run_distill, run_ingest,
-                        save_uploads, show_report)
+                        saved_uploads, show_report)
+from ui.palaces import destination, into, open_palace
 from ui.state import SAMPLE_DATA, guard, palace
 
 st.title("Load & distill")
@@ -16,8 +17,11 @@ source = st.radio("Source", ["Bundled sample", "Upload files", "Local folder or 
 with guard():
     if source == "Bundled sample":
         st.caption(f"Three projects over two months, in Claude Code, Codex and ChatGPT formats ({SAMPLE_DATA.name}/).")
+        target = destination("sample")
         if st.button("Load the sample", type="primary", key="load_sample"):
-            load_sample(p, SAMPLE_DATA)
+            load_sample(into(target), SAMPLE_DATA)
+            open_palace(target)
+            st.rerun()
         if "load_queries" in st.session_state:
             q = st.session_state["load_queries"]
             st.caption(f"The sample's {q['queries']} graded queries ({q['judgments']} judgments) are "
@@ -25,12 +29,19 @@ with guard():
     elif source == "Upload files":
         files = st.file_uploader("Export files (.jsonl, .json, .zip, .md)", accept_multiple_files=True,
                                  type=["jsonl", "json", "zip", "md"], key="load_files")
+        target = destination("own")
         if files and st.button("Ingest uploads", type="primary", key="load_upload_go"):
-            run_ingest(p, [save_uploads(files)])
+            with saved_uploads(files) as folder:
+                run_ingest(into(target), [folder])
+            open_palace(target)
+            st.rerun()
     else:
         where = st.text_input("Path", placeholder="~/.claude/projects  or  ~/.codex/sessions", key="load_path")
+        target = destination("own")
         if where and st.button("Ingest", type="primary", key="load_path_go"):
-            run_ingest(p, [Path(where).expanduser()])
+            run_ingest(into(target), [Path(where).expanduser()])
+            open_palace(target)
+            st.rerun()
     if "load_report" in st.session_state:
         show_report(st.session_state["load_report"])
 
@@ -46,7 +57,9 @@ with guard():
                + (f" · estimated cost **${estimate:.4f}**" if estimate else ""))
     confirmed = not estimate or st.checkbox(f"I accept a cost of about ${estimate:.4f}", key="load_confirm")
     if st.button("Distill", type="primary", disabled=not pending or not confirmed, key="load_distill"):
-        result = run_distill(p, distiller)
+        st.session_state["load_distilled"] = run_distill(p, distiller)
+        st.rerun()  # so the pending count and the sidebar say what the palace holds now
+    if result := st.session_state.get("load_distilled"):
         st.success(f"{result['made']} cards made, {result['cached']} already there, "
                    f"{result['failed']} fallbacks, ${result['cost_usd']:.4f}"
                    + (f" — stopped: {result['stopped']}" if result["stopped"] else ""))

@@ -1,12 +1,13 @@
-"""Overview: the 11x story told with this palace's own figures, computed live."""
+"""Overview: the 11x story told with this palace's own figures, for a stakeholder at a glance."""
 
 import streamlit as st
 
 from palace_lab.budget import PAPER
 from palace_lab.charts.budget import per_1000_bars, token_histogram
 from ui.data import budget
-from ui.state import distiller_version, guard, palace
-from ui.story import retrieval_kept
+from ui.palaces import label
+from ui.state import db_path, distiller_version, guard, palace
+from ui.story import PAPER_RATIO, compression, definitions_table, figures, lead, retrieval_kept
 
 st.title("Your agent memory, distilled")
 p = palace()
@@ -19,22 +20,29 @@ if not p.count("exchanges"):
 with guard():
     summary, rows = budget()
     d = summary.to_dict()
-    layer = d["distilled_layer"]
-    said, whole = (d["compression"][f"{x}_over_{layer}"] for x in ("dialogue", "verbatim"))
-    c1, c2, c3, c4 = st.columns(4)
-    c1.metric("Exchanges", f"{d['exchanges']:,}", help=f"{p.count('conversations'):,} conversations")
-    c2.metric("Dialogue tokens", f"{d['layers']['dialogue']['total']:,}",
-              help=f"{d['layer_definitions']['dialogue']} · {d['tokenizer']}; with tool traffic "
-                   f"(verbatim): {d['layers']['verbatim']['total']:,}")
-    c3.metric("Distilled tokens", f"{d['layers'][layer]['total']:,}",
-              help=d["layer_definitions"][layer])
-    c4.metric("Compression", f"{said['ratio_of_totals'] or 0:.1f}x",
-              help=f"ratio of totals: Σ dialogue / Σ distilled ({layer}) tokens; mean of "
-                   f"per-exchange ratios {said['mean_of_ratios'] or 0:.1f}x. Counting tool "
-                   f"traffic too (verbatim): {whole['ratio_of_totals'] or 0:.1f}x. Paper: 371 → "
-                   "38 tokens, 9.8x as a ratio of means, called 11x.")
+    said, whole, layer = compression(d)
     if not version:
         st.warning("No cards yet: distill the palace on **Load & distill**.")
+        st.stop()
+    st.caption(f"Palace **{label(db_path())}** · distiller version **{version}** · "
+               f"{d['exchanges']:,} exchanges · tokenizer {d['tokenizer']}")
+    kept = figures(version)
+    lead(d, kept)
+    c1, c2, c3, c4 = st.columns(4)
+    c1.metric("Dialogue → cards", f"{said['ratio_of_totals'] or 0:.1f}x",
+              help=f"The paper's definition: Σ dialogue / Σ {layer} tokens (ratio of totals); mean of per-exchange "
+                   f"ratios {said['mean_of_ratios'] or 0:.1f}x. Dialogue: "
+                   f"{d['layer_definitions']['dialogue']}. {layer}: {d['layer_definitions'][layer]}.")
+    c2.metric("The paper", PAPER_RATIO,
+              help=f"{PAPER['verbatim_mean']} → {PAPER['core_mean']} tokens per exchange over "
+                   f"{PAPER['exchanges']:,} exchanges ({PAPER['source']})")
+    c3.metric("With tool output", f"{whole['ratio_of_totals'] or 0:.1f}x",
+              help=f"Σ verbatim / Σ {layer} tokens. Verbatim: {d['layer_definitions']['verbatim']}.")
+    c4.metric("Retrieval kept", "–" if not kept or kept.get("distilled_over_verbatim") is None
+              else f"{kept['distilled_over_verbatim']:.0%}",
+              help="best distilled MRR / best verbatim MRR on the judged queries (paper: 96%)")
+    definitions_table(d)
+    retrieval_kept(version, kept)
     st.subheader("Carrying 1,000 exchanges")
     st.caption(f"Paper: ≈{PAPER['per_1000']['verbatim']:,} verbatim vs "
                f"≈{PAPER['per_1000']['core']:,} distilled tokens. This palace: "
@@ -43,4 +51,3 @@ with guard():
     left, right = st.columns([3, 2])
     left.plotly_chart(per_1000_bars(summary), width="stretch")
     right.plotly_chart(token_histogram(rows, distilled=layer), width="stretch")
-    retrieval_kept(p, version)

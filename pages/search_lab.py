@@ -4,7 +4,7 @@ import streamlit as st
 
 from palace_lab.ab import grades
 from palace_lab.search import DEFAULT_MODE
-from ui.ab import history, metrics, mode_picker, result_column, search
+from ui.ab import filters, history, metrics, mode_picker, reader, result_column, search, term_warning
 from ui.search import warm_model
 from ui.state import distiller_version, guard, palace
 
@@ -25,11 +25,13 @@ with left:
 with right:
     mode_b = mode_picker("b", DEFAULT_MODE if distiller_version() else "hnsw:verbatim")
 k = depth.number_input("k", 1, 50, 10, key="lab_k")
+chosen = filters()
 recent = st.container()  # filled last, so the query just run is already listed
 
 if query.strip() and mode_a and mode_b:
     with guard():
-        result = search(query, mode_a, mode_b, int(k))
+        term_warning(query)
+        result = search(query, mode_a, mode_b, int(k), chosen)
         judged = grades(p, result.query_id)
         metrics(result, judged)
         col_a, col_b = st.columns(2)
@@ -37,5 +39,6 @@ if query.strip() and mode_a and mode_b:
             result_column("a", result.mode_a, result.hits_a, result, judged)
         with col_b:
             result_column("b", result.mode_b, result.hits_b, result, judged)
+        reader()
 with recent:
     history()

@@ -1,4 +1,6 @@
-"""Start the Streamlit lab (``palace-lab app``): local only, no usage statistics."""
+"""Start the Streamlit lab (``palace-lab app``): local only, no usage statistics, and no file
+watcher (Streamlit would otherwise watch the whole checkout, ``.venv`` included, and flood the
+log with "Inotify queue overflowed"; a person using the lab does not edit its source)."""
 
 from __future__ import annotations
 
@@ -20,5 +22,6 @@ def launch(*, db: str | None = None, port: int = 8501, headless: bool = False) -
         env["PALACE_LAB_DB"] = str(Path(db).expanduser().resolve())
     cmd = [sys.executable, "-m", "streamlit", "run", str(APP), "--server.address", "127.0.0.1",
            "--server.port", str(port), "--browser.gatherUsageStats", "false",
+           "--server.fileWatcherType", "none",
            "--server.headless", "true" if headless else "false"]
     return subprocess.call(cmd, env=env, cwd=APP.parent)

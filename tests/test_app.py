@@ -220,7 +220,7 @@ def test_conversation_text_is_shown_as_text_never_as_markdown(tmp_path, monkeypa
     monkeypatch.setenv("PALACE_LAB_EMBEDDER", "fake")
     at = lab("onerror alert click evil")
     first = exchange_of(grade_controls(at, "a")[0])
-    at.session_state[f"lab_x_a_{first}"] = True  # open its verbatim drill-down
+    at.session_state["lab_read"] = first  # open it in the reader
     at.run()
     clean(at)
     texts = [t.value for t in at.text]
@@ -249,7 +249,7 @@ def test_evaluation_imports_generates_and_exports(app_env):
     clean(at)
     modes = at.dataframe[0].value["mode"].tolist()
     assert "bm25:verbatim" in modes and "hybrid-rrf" in modes
-    assert {m.label for m in at.metric} >= {"Best verbatim MRR", "Distilled / verbatim"}
+    assert {m.label for m in at.metric} >= {"Best verbatim MRR", "Retrieval kept"}
     downloads = at.get("download_button")
     assert len(downloads) == 3
 

@@ -2,8 +2,10 @@
 Chromium through Playwright, with the real embedding model.
 
 One journey, as a person would take it: load the bundled sample, distill it, run an A/B query,
-grade a result and see the metric move, then visit every page (and the tabs AppTest cannot
-click) and save a screenshot of each under ``test-output/screenshots/``.
+grade a result and see the metric move, read the exchange full width, then visit every page
+(and the tabs AppTest cannot click) and save a screenshot of each under
+``test-output/screenshots/``; then load one's own folder into a palace of its own, narrow a
+search to one of its projects and read a hit, and look at the Overview's story at 1024×700.
 """
 
 from __future__ import annotations
@@ -44,9 +46,11 @@ def sample(tmp_path_factory) -> Path:
 @pytest.fixture
 def app_url(tmp_path, sample):
     SHOTS.mkdir(parents=True, exist_ok=True)
-    env = {"PALACE_LAB_DB": str(tmp_path / "palace.db"), "PALACE_LAB_SAMPLE_DIR": str(sample)}
+    env = {"PALACE_LAB_DB": str(tmp_path / "palace.db"), "PALACE_LAB_SAMPLE_DIR": str(sample),
+           "PALACE_LAB_SAMPLE_DB": str(tmp_path / "palace.db"),
+           "PALACE_LAB_PALACES": str(tmp_path / "own")}
     with streamlit_server(env) as url:
-        yield url
+        yield url, tmp_path
 
 
 def no_exception(page) -> None:
@@ -69,6 +73,7 @@ def grade_keys(page, side: str) -> list[str]:
 
 
 def test_the_whole_journey_in_chromium(app_url):
+    app_url, tmp_path = app_url
     with chromium(height=1700) as page:  # Streamlit scrolls inside: a tall window shows more
         page.goto(f"{app_url}/load")
         settle(page)
@@ -97,9 +102,9 @@ def test_the_whole_journey_in_chromium(app_url):
             "?.innerText?.trim() === '1.000'", timeout=60_000)
         settle(page)
         assert metric(page, "a") == "1.000" and metric(page, "a", "P@1") == "1.000"
-        page.locator("[data-testid='stExpander'] summary").first.click()  # open a drill-down
+        page.get_by_role("button", name="Read").first.click()  # the full-width reader
         settle(page)
-        page.locator("[data-testid='stExpander'] [data-testid='stChatMessage']").first.wait_for()
+        page.locator(".st-key-lab_reader [data-testid='stChatMessage']").first.wait_for()
         page.screenshot(path=SHOTS / "05-search-lab-graded.png", full_page=True)
 
         page.goto(f"{app_url}/tuning")  # a second card version on a sample, side by side
@@ -131,4 +136,51 @@ def test_the_whole_journey_in_chromium(app_url):
             settle(page, LONG)
             no_exception(page)
             page.screenshot(path=SHOTS / f"{path}-{tab.lower().replace(' ', '-')}.png", full_page=True)
+        own_history(page, app_url, tmp_path)
+    with chromium(1024, 700) as small:  # the story on a small screen
+        small.goto(app_url)
+        settle(small, LONG)
+        no_exception(small)
+        small.get_by_text("Retrieval kept").first.wait_for()
+        small.screenshot(path=SHOTS / "overview-1024x700.png")
     assert len(list(SHOTS.glob("*.png"))) >= len(PAGES) + len(TABS)
+
+
+def own_history(page, app_url: str, tmp_path: Path) -> None:
+    """One's own folder goes into a new palace; a search narrowed to a project; a hit read."""
+    import lab_palaces
+
+    folder = lab_palaces.write_history(tmp_path / "mine").parent
+    page.goto(f"{app_url}/load")
+    settle(page)
+    page.get_by_text("Local folder or file").click()
+    settle(page)
+    page.get_by_text("a palace of its own").wait_for()
+    path = page.get_by_label("Path", exact=True)
+    path.fill(str(folder))
+    path.press("Enter")
+    settle(page)
+    page.get_by_role("button", name="Ingest", exact=True).click()
+    page.locator("[data-testid='stSidebar']").get_by_text("6 exchanges").wait_for(timeout=LONG)
+    settle(page)
+    no_exception(page)
+    assert (tmp_path / "own" / "my-history.db").is_file()
+    page.screenshot(path=SHOTS / "own-history-loaded.png", full_page=True)
+    page.locator("[data-testid='stSidebarNav']").get_by_text("Search lab (A/B)").click()
+    settle(page)  # the same session: the palace just made stays open
+    page.locator("[data-testid='stSidebar']").get_by_text("my-history").first.wait_for()
+    page.get_by_label("Project").click()
+    page.get_by_role("option", name="demo").click()
+    settle(page)
+    query = page.get_by_label("Query", exact=True)
+    query.fill("flaky test KeyError")
+    query.press("Enter")
+    page.locator(".st-key-lab_metrics_a").wait_for(timeout=LONG)
+    settle(page, LONG)
+    no_exception(page)
+    page.get_by_role("button", name="Read").first.click()
+    settle(page)
+    reader = page.locator(".st-key-lab_reader")
+    reader.wait_for()
+    assert "demo" in reader.inner_text()
+    page.screenshot(path=SHOTS / "search-filtered-reader.png", full_page=True)

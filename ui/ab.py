@@ -5,10 +5,13 @@ from __future__ import annotations
 
 import streamlit as st
 
+from functools import partial
+
 from palace_lab import ab
+from palace_lab.contents import absent_terms, projects, titles
 from palace_lab.errors import SearchError
 from palace_lab.search.modes import list_modes, parse_mode
-from ui.data import card_map
+from ui.data import card_map, cards, content_key
 from ui.exchange import md_escape, show_card, show_messages
 from ui.search import prepare
 from ui.state import engine, palace
@@ -16,6 +19,11 @@ from ui.state import engine, palace
 CUSTOM = "type a mode string…"
 METRIC_LABELS = {"mrr": "MRR", "p@1": "P@1", "ndcg@10": "nDCG@10", "mean_grade@10": "mean grade@10",
                  "judged@10": "judged@10"}
+METRIC_HELP = {"mrr": "1 / rank of the first relevant result (grade ≥ 2); 0 when none is graded so",
+               "p@1": "1 when the first result is relevant (grade ≥ 2), else 0",
+               "ndcg@10": "graded gain of the top 10, discounted by rank, over the best order possible",
+               "mean_grade@10": "the average grade of the top 10 (unjudged count as 0)",
+               "judged@10": "the share of the top 10 you have graded"}
 
 
 def mode_picker(side: str, default: str) -> str | None:
@@ -36,9 +44,50 @@ def mode_picker(side: str, default: str) -> str | None:
         return None
 
 
-def search(query: str, mode_a: str, mode_b: str, k: int) -> ab.ABResult:
+ALL = "all"
+
+
+def filters() -> dict:
+    """The CLI's --project, --since, --until and --room as widgets; what is set, as filters."""
+    rooms = sorted({(r.room_key, f"{r.room_type} · {r.room_label}") for c in cards()
+                    for r in c.room_assignments})
+    names = dict(rooms)
+    cols = st.columns(4)
+    chosen = {
+        "project": cols[0].selectbox("Project", [ALL, *projects(palace())], key="lab_f_project"),
+        "date_from": cols[1].text_input("Since", key="lab_f_since", placeholder="YYYY-MM-DD",
+                                        help="on or after this date (ISO), as --since"),
+        "date_to": cols[2].text_input("Until", key="lab_f_until", placeholder="YYYY-MM-DD",
+                                      help="on or before this date (ISO), as --until"),
+        "room": cols[3].selectbox("Room", [ALL, *names], key="lab_f_room",
+                                  format_func=lambda k: names.get(k, k),
+                                  help="needs distilled cards: a card files its exchange in 1-3 rooms"),
+    }
+    return {k: v.strip() for k, v in chosen.items() if v and v.strip() and v != ALL}
+
+
+@st.cache_data(max_entries=256, show_spinner=False)
+def _absent(path: str, content: str, query: str) -> tuple[list[str], list[str]]:
+    return absent_terms(palace(), query)
+
+
+def term_warning(query: str) -> None:
+    """Say when the palace holds none (or only some) of the query's words."""
+    from ui.state import db_path
+
+    terms, absent = _absent(str(db_path()), content_key(), query)
+    if terms and len(absent) == len(terms):
+        st.warning("None of this query's words occurs anywhere in this palace ("
+                   + ", ".join(f"**{md_escape(t)}**" for t in absent) + "): the hits below are only "
+                   "the nearest by meaning and are probably unrelated.", icon=":material/help:")
+    elif absent:
+        st.caption("Not found anywhere in this palace: "
+                   + ", ".join(f"**{md_escape(t)}**" for t in absent))
+
+
+def search(query: str, mode_a: str, mode_b: str, k: int, chosen: dict | None = None) -> ab.ABResult:
     prepare([mode_a, mode_b])
-    result = ab.run_ab(engine().search, query, mode_a, mode_b, k)
+    result = ab.run_ab(partial(engine().search, filters=chosen or None), query, mode_a, mode_b, k)
     ab.remember_query(palace(), result.query)
     return result
 
@@ -62,16 +111,20 @@ def metrics(result: ab.ABResult, judged: dict[str, int]) -> None:
     """Both modes' live metrics, one row each (B shows its difference to A)."""
     a = ab.live_metrics(judged, result.hits_a)
     b = ab.live_metrics(judged, result.hits_b)
+    graded = sum(1 for e in result.pooled if e in judged)
     for side, mode, values in (("a", result.mode_a, a), ("b", result.mode_b, b)):
         with st.container(key=f"lab_metrics_{side}"):
             cols = st.columns([2, 1, 1, 1, 1, 1], vertical_alignment="center")
             cols[0].markdown(f"**{side.upper()}** · {md_escape(mode)}")
             for col, (name, label) in zip(cols[1:], METRIC_LABELS.items()):
-                delta = f"{values[name] - a[name]:+.3f}" if side == "b" else None
-                col.metric(label, f"{values[name]:.3f}", delta=delta,
+                delta = f"{values[name] - a[name]:+.3f}" if side == "b" and graded else None
+                col.metric(label, f"{values[name]:.3f}", delta=delta, help=METRIC_HELP[name],
                            delta_color="off" if name == "judged@10" else "normal")
     pooled = result.pooled
-    graded = sum(1 for e in pooled if e in judged)
+    if not graded:
+        st.info("Nothing graded yet, so every metric is 0: grade the results below, "
+                + ", ".join(f"**{g}** {m}" for g, m in ab.GRADE_MEANINGS.items())
+                + "; the metrics move as you grade.", icon=":material/grading:")
     st.caption(f"Pooled: {len(pooled)} distinct results ({result.overlap} found by both) · "
                f"{graded} graded · query id `{result.query_id}` in the **lab** set. Grades are "
                "stored as judge *human*; one grade counts for both sides. Grades ≥ 2 count as "
@@ -98,28 +151,61 @@ def grade_control(side: str, query_id: str, exchange_id: str, current: int | Non
                          + " (click the chosen grade again to clear it)")
 
 
+def _read(exchange_id: str) -> None:
+    st.session_state["lab_read"] = exchange_id
+
+
+def origin(p, hits) -> dict[str, str]:
+    """``{exchange_id: "project · date · conversation title"}`` for the hits' captions."""
+    found = {h.exchange_id: p.exchange(h.exchange_id) for h in hits}
+    named = titles(p, [e.conversation_id for e in found.values() if e is not None])
+    out = {}
+    for eid, e in found.items():
+        if e is not None:
+            title = named.get(e.conversation_id) or e.conversation_id
+            out[eid] = " · ".join([e.project or "no project", (e.timestamp or "no date")[:10],
+                                   title[:70]])
+    return out
+
+
 def result_column(side: str, mode: str, hits, result: ab.ABResult, judged: dict[str, int]) -> None:
     st.subheader(f"{side.upper()} · {md_escape(mode)}")
     if not hits:
-        st.info("No results for this mode.")
+        st.info("No results for this mode (and these filters).")
     other = {h.exchange_id for h in (result.hits_b if side == "a" else result.hits_a)}
-    cards, p = card_map(), palace()
+    cards_, p = card_map(), palace()
+    where = origin(p, hits)
     for hit in hits:
         current = judged.get(hit.exchange_id)
         with st.container(border=True):
-            st.caption(f"#{hit.rank} · `{hit.exchange_id}` · score {hit.score:.4f}"
+            st.caption(f"#{hit.rank} · **{md_escape(where.get(hit.exchange_id, ''))}**")
+            st.caption(f"`{hit.exchange_id}` · score {hit.score:.4f}"
                        + (" · also in the other list" if hit.exchange_id in other else "")
                        + (f" · graded **{current}**" if current is not None else ""))
-            if hit.exchange_id in cards:
-                show_card(cards[hit.exchange_id])
+            if hit.exchange_id in cards_:
+                show_card(cards_[hit.exchange_id])
             else:
                 st.text(hit.preview)
-            grade_control(side, result.query_id, hit.exchange_id, current)
-            # Lazy: the messages are read and sent only while the expander is open.
-            drill = st.expander("Verbatim exchange", key=f"lab_x_{side}_{hit.exchange_id}",
-                                on_change="rerun")
-            if drill.open:
-                with drill:
-                    exchange = p.exchange(hit.exchange_id)
-                    if exchange is not None:
-                        show_messages(p, exchange)
+            left, right = st.columns([3, 1], vertical_alignment="center")
+            with left:
+                grade_control(side, result.query_id, hit.exchange_id, current)
+            right.button("Read", key=f"lab_read_{side}_{hit.exchange_id}", on_click=_read,
+                         args=(hit.exchange_id,), icon=":material/menu_book:",
+                         help="open the verbatim exchange in the reader below, full width")
+
+
+def reader() -> None:
+    """The verbatim exchange chosen with a hit's **Read**, full width, paged."""
+    chosen = st.session_state.get("lab_read")
+    exchange = palace().exchange(chosen) if chosen else None
+    if exchange is None:
+        return
+    with st.container(border=True, key="lab_reader"):
+        head, close = st.columns([6, 1], vertical_alignment="center")
+        head.subheader(md_escape(origin(palace(), [exchange]).get(exchange.exchange_id, "")))
+        close.button("Close", key="lab_read_close", on_click=_read, args=(None,),
+                     icon=":material/close:")
+        card = card_map().get(exchange.exchange_id)
+        if card is not None:
+            show_card(card)
+        show_messages(palace(), exchange, key="lab_rd")

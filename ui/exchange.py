@@ -17,8 +17,6 @@ from palace_lab.redact import redact_card
 ROLE_ICONS = {"user": ":material/person:", "assistant": ":material/smart_toy:",
               "tool_call": ":material/build:", "tool_result": ":material/terminal:",
               "system": ":material/settings:"}
-MESSAGE_CHARS = 3000
-MAX_MESSAGES = 60
 _MD_SPECIAL = re.compile(r"([\\`*_{}\[\]()#+\-.!|<>~$:=])")
 
 
@@ -52,19 +50,68 @@ def show_card(card) -> None:
 
 VERBATIM_NOTE = ("Verbatim text, exactly as the source wrote it: secrets in it are not redacted "
                  "here. Cards, packs and everything sent to an LLM are.")
+PAGE_MESSAGES = 20
+PAGE_CHARS = 4000
+TOOL_ROLES = ("tool_call", "tool_result")
 
 
-def show_messages(palace, exchange) -> None:
-    """The exchange's messages (its ply range), each as text under its role."""
+def role_label(m) -> tuple[str, str]:
+    """(label, icon) of a message as its source says: a subagent's prompt is no person's."""
+    if m.role == "user" and m.meta.get("sidechain"):
+        return "prompt to a subagent", ":material/smart_toy:"
+    name = f"{m.role} · {m.tool_name}" if m.tool_name else m.role
+    return name, ROLE_ICONS.get(m.role, ":material/notes:")
+
+
+def pager(label: str, items: int, size: int, key: str) -> int:
+    """The 0-based page of ``items`` in pages of ``size`` (a number input when there are several)."""
+    pages = -(-items // size)
+    if pages <= 1:
+        return 0
+    page = st.number_input(f"{label} (of {pages})", 1, pages, 1, key=key)
+    return int(page) - 1
+
+
+def show_text(text: str, key: str, *, code: bool) -> None:
+    """``text`` as plain text or monospace, paged by :data:`PAGE_CHARS` characters."""
+    part = pager("Part", len(text), PAGE_CHARS, f"{key}_part")
+    chunk = text[part * PAGE_CHARS:(part + 1) * PAGE_CHARS]
+    if len(text) > PAGE_CHARS:
+        st.caption(f"characters {part * PAGE_CHARS + 1:,}–{part * PAGE_CHARS + len(chunk):,} "
+                   f"of {len(text):,}")
+    if code:
+        st.code(chunk, language=None, wrap_lines=False)
+    else:
+        st.text(chunk)
+
+
+def show_message(m, key: str) -> None:
+    name, icon = role_label(m)
+    if m.role in TOOL_ROLES:  # collapsed, with its size; sent to the page only when opened
+        lines = m.text.count("\n") + 1
+        size = f"{len(m.text):,} characters · {lines:,} line{'s' if lines > 1 else ''}"
+        box = st.expander(md_escape(f"{name} · {size}"),
+                          icon=icon, key=f"{key}_open", on_change="rerun")
+        if box.open:
+            with box:
+                show_text(m.text, key, code=True)
+        return
+    with st.chat_message("user" if m.role == "user" else "assistant", avatar=icon):
+        st.caption(md_escape(name))
+        show_text(m.text, key, code=False)
+
+
+def show_messages(palace, exchange, key: str = "x") -> None:
+    """The exchange's messages (its ply range), paged, each under its role as the source says."""
     messages = palace.messages(exchange.conversation_id, exchange.ply_start, exchange.ply_end)
     st.caption(f"conversation {md_escape(exchange.conversation_id)} · messages "
                f"{exchange.ply_start}–{exchange.ply_end} · {md_escape(exchange.project or 'no project')}"
                f" · {md_escape(exchange.timestamp or 'no time')}")
     st.caption(VERBATIM_NOTE)
-    for m in messages[:MAX_MESSAGES]:
-        with st.chat_message(m.role if m.role in ("user", "assistant") else "tool",
-                             avatar=ROLE_ICONS.get(m.role, ":material/notes:")):
-            st.caption(md_escape(f"{m.role}{' · ' + m.tool_name if m.tool_name else ''}"))
-            st.text(clip(m.text, MESSAGE_CHARS))
-    if len(messages) > MAX_MESSAGES:
-        st.caption(f"{len(messages) - MAX_MESSAGES} more messages not shown.")
+    page = pager("Messages page", len(messages), PAGE_MESSAGES, f"{key}_{exchange.exchange_id}_page")
+    shown = messages[page * PAGE_MESSAGES:(page + 1) * PAGE_MESSAGES]
+    if len(messages) > PAGE_MESSAGES:
+        st.caption(f"messages {page * PAGE_MESSAGES + 1}–{page * PAGE_MESSAGES + len(shown)} of "
+                   f"{len(messages)}")
+    for m in shown:
+        show_message(m, f"{key}_{exchange.exchange_id}_{m.position}")

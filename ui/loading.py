@@ -2,7 +2,10 @@
 
 from __future__ import annotations
 
+import shutil
 import tempfile
+from collections.abc import Iterator
+from contextlib import contextmanager
 from pathlib import Path
 
 import pandas as pd
@@ -11,12 +14,17 @@ import streamlit as st
 from palace_lab.ingest import ingest_paths
 
 
-def save_uploads(files) -> Path:
-    """Write uploaded files into a fresh folder, keeping their names (formats sniff content)."""
+@contextmanager
+def saved_uploads(files) -> Iterator[Path]:
+    """Uploaded files in a fresh folder, keeping their names (formats sniff content); the
+    folder is removed afterwards (the palace keeps what was read, as for any vanished source)."""
     folder = Path(tempfile.mkdtemp(prefix="palace_upload_"))
-    for f in files:
-        (folder / Path(f.name).name).write_bytes(f.getbuffer())
-    return folder
+    try:
+        for f in files:
+            (folder / Path(f.name).name).write_bytes(f.getbuffer())
+        yield folder
+    finally:
+        shutil.rmtree(folder, ignore_errors=True)
 
 
 def load_sample(palace, sample_dir: Path) -> None:

@@ -56,15 +56,12 @@ def drill_down() -> None:
                         format_func=lambda i: f"{i + 1}. {members[i][0].exchange_core[:90]}")
     card = members[pick][0]
     p = palace()
-    left, right = st.columns([2, 3])
-    with left:
-        st.caption("Distilled card")
-        show_card(card)
-    with right:
-        st.caption("Verbatim exchange")
-        exchange = p.exchange(card.exchange_id)
-        if exchange is not None:
-            show_messages(p, exchange)
+    st.caption("Distilled card")
+    show_card(card)
+    st.caption("Verbatim exchange")
+    exchange = p.exchange(card.exchange_id)
+    if exchange is not None:
+        show_messages(p, exchange, key="rooms_rd")
 
 
 def map_panel() -> None:

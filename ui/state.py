@@ -105,13 +105,11 @@ def query_set() -> str | None:
 
 
 def sidebar() -> None:
+    from ui.palaces import contents_caption, palace_picker
+
     with st.sidebar:
-        st.caption("Palace file")
-        path = st.text_input("Palace file", value=str(db_path()), key="sb_db",
-                             label_visibility="collapsed")
-        if path and Path(path).expanduser().resolve() != db_path():
-            st.session_state["db_path"] = path
-            st.rerun()
+        palace_picker()
+        contents_caption()
         p = palace()
         versions = [v["version"] for v in p.distiller_versions() if v["cards"]]
         if versions:
@@ -121,8 +119,6 @@ def sidebar() -> None:
         sets = p.query_sets()
         if sets:
             st.selectbox("Query set", sets, key="query_set", index=sets.index(query_set()))
-        st.caption(f"{p.count('exchanges'):,} exchanges · {p.count('cards'):,} cards · "
-                   f"{p.count('judgments'):,} judgments")
 
 
 @contextmanager

@@ -1,0 +1,101 @@
+"""What a palace holds, in a few lines: its projects, its sources, its span in time.
+
+A person keeps several palaces (the bundled sample, their own history, a trial): whatever
+shows or chooses a palace says which one is open and what is in it from these figures, read
+fresh from the file each time (a few GROUP BY queries, milliseconds on a large palace).
+
+A palace *holds the sample* when one of its sources is a file of the bundled sample folder;
+such a palace is the sample's, and one's own history goes into a palace of its own rather than
+being merged into it (the Overview's figures would otherwise describe neither).
+"""
+
+from __future__ import annotations
+
+import re
+from dataclasses import dataclass
+from pathlib import Path
+
+
+@dataclass(frozen=True)
+class Contents:
+    """``projects`` and ``sources`` are ``(name, count)`` pairs, largest first."""
+
+    exchanges: int
+    conversations: int
+    cards: int
+    judgments: int
+    projects: tuple[tuple[str, int], ...]
+    sources: tuple[tuple[str, int], ...]  # (format, conversations)
+    first: str | None
+    last: str | None
+
+    def to_dict(self) -> dict:
+        return {"exchanges": self.exchanges, "conversations": self.conversations,
+                "cards": self.cards, "judgments": self.judgments,
+                "projects": dict(self.projects), "sources": dict(self.sources),
+                "first": self.first, "last": self.last}
+
+
+NO_PROJECT = "(no project)"
+
+
+def palace_contents(palace) -> Contents:
+    q = palace.conn.execute
+    projects = q("SELECT COALESCE(project, ?), COUNT(*) FROM exchanges GROUP BY 1"
+                 " ORDER BY 2 DESC, 1", (NO_PROJECT,)).fetchall()
+    sources = q("SELECT source_format, COUNT(*) FROM conversations GROUP BY 1"
+                " ORDER BY 2 DESC, 1").fetchall()
+    first, last = q("SELECT MIN(timestamp), MAX(timestamp) FROM exchanges").fetchone()
+    return Contents(palace.count("exchanges"), palace.count("conversations"),
+                    palace.count("cards"), palace.count("judgments"),
+                    tuple((str(a), int(b)) for a, b in projects),
+                    tuple((str(a), int(b)) for a, b in sources), first, last)
+
+
+def projects(palace) -> list[str]:
+    """The palace's project names (exchanges without a project are not listed)."""
+    rows = palace.conn.execute("SELECT DISTINCT project FROM exchanges WHERE project IS NOT NULL"
+                               " ORDER BY project")
+    return [r[0] for r in rows]
+
+
+def holds_sample(palace, sample_dir: str | Path) -> bool:
+    """True when one of the palace's source files lies in ``sample_dir``."""
+    root = str(Path(sample_dir).expanduser().resolve()).rstrip("/") + "/"
+    row = palace.conn.execute("SELECT 1 FROM sources WHERE substr(path, 1, ?) = ? LIMIT 1",
+                              (len(root), root)).fetchone()
+    return row is not None
+
+
+def titles(palace, conversation_ids) -> dict[str, str | None]:
+    """``{conversation_id: title}`` of the given conversations."""
+    ids = list(dict.fromkeys(conversation_ids))
+    if not ids:
+        return {}
+    marks = ",".join("?" * len(ids))
+    rows = palace.conn.execute(f"SELECT conversation_id, title FROM conversations WHERE"
+                               f" conversation_id IN ({marks})", ids)
+    return {a: b for a, b in rows}
+
+
+_WORD = re.compile(r"\w[\w./:'-]*\w|\w", re.UNICODE)
+STOPWORDS = frozenset(
+    "a an and are as at be but by can did do does for from had has have how i in into is it its "
+    "me my not of on or our so that the their then there this to was we were what when where "
+    "which who why will with you your".split())
+
+
+def query_terms(query: str) -> list[str]:
+    """The query's content words, lower case, in order: stop words and single letters dropped."""
+    words = (w.lower() for w in _WORD.findall(query))
+    return list(dict.fromkeys(w for w in words if len(w) > 1 and w not in STOPWORDS))
+
+
+def absent_terms(palace, query: str) -> tuple[list[str], list[str]]:
+    """``(terms, absent)``: the query's content words, and those no exchange's verbatim text
+    contains (case-insensitive substring, so ``pool`` is found in ``pool_size``)."""
+    terms = query_terms(query)
+    absent = [t for t in terms if palace.conn.execute(
+        "SELECT 1 FROM exchanges WHERE instr(lower(verbatim), ?) > 0 LIMIT 1", (t,)).fetchone()
+        is None]
+    return terms, absent

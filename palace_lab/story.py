@@ -1,0 +1,126 @@
+"""The retrieval half of the 11x story: what searching the distilled cards keeps.
+
+Best distilled MRR / best verbatim MRR, the best cross-layer mode and the default mode, over
+:data:`palace_lab.experiments.DEFAULT_MODES` on the judged queries of one query set, as the
+paper reports them (0.717 / 0.745 = 96%; best cross-layer 0.759).
+
+The figures are a derived cache, computed ahead (``./lab app`` runs ``python -m
+palace_lab.story --db DB`` before the server starts) and read by the Overview: a small JSON file
+in ``<palace>.indexes/figures/``, named by a hash of everything it depends on (exchanges and
+cards, distiller version, embedder, modes, queries, judgments, the code that computes it), so a
+stale figure is never shown and a fresh server reads it without loading any model.
+"""
+
+from __future__ import annotations
+
+import argparse
+import importlib
+import inspect
+import json
+import os
+from collections.abc import Callable
+from pathlib import Path
+
+from palace_lab import experiments
+from palace_lab.index.cache import cache_root, cards_fingerprint
+from palace_lab.model import content_hash
+from palace_lab.search import DEFAULT_MODE
+
+PAPER = {"best_verbatim_value": 0.745, "best_distilled_value": 0.717,
+         "distilled_over_verbatim": 0.96, "best_cross_value": 0.759, "cross_gain": 0.014}
+PAPER_TEXT = ("Paper: best distilled 0.717 / best verbatim 0.745 = 96%; best cross-layer 0.759 "
+              "(+0.014).")
+_CODE = ("palace_lab.story", "palace_lab.search.engine", "palace_lab.search.fusion",
+         "palace_lab.search.modes", "palace_lab.layers", "palace_lab.evaluate.metrics",
+         "palace_lab.evaluate.report")
+
+
+def default_query_set(palace) -> str | None:
+    """``sample`` when the palace has it, else its first query set (the sidebar's default)."""
+    sets = palace.query_sets()
+    return "sample" if "sample" in sets else (sets[0] if sets else None)
+
+
+def main_version(palace) -> str | None:
+    """The version with the most cards, the latest of a tie (the sidebar's default)."""
+    versions = palace.distiller_versions()
+    ranked = sorted(enumerate(versions), key=lambda iv: (-iv[1]["cards"], -iv[0]))
+    return ranked[0][1]["version"] if ranked and ranked[0][1]["cards"] else None
+
+
+def _path(palace, distiller: str, embedder: str, modes, queries, qrels) -> Path:
+    code = content_hash(*(inspect.getsource(importlib.import_module(m)) for m in _CODE))
+    key = content_hash(palace.fingerprint(), cards_fingerprint(palace, distiller), code,
+                       distiller, embedder, json.dumps(list(modes)),
+                       json.dumps(queries, sort_keys=True), json.dumps(qrels, sort_keys=True))
+    return cache_root(palace) / "figures" / f"story-{key[:16]}.json"
+
+
+def retrieval_figures(palace, *, distiller: str | None, query_set: str | None, embedder: str,
+                      engine=None, compute: bool = True,
+                      progress: Callable[[str, int, int], None] | None = None) -> dict | None:
+    """The story's retrieval summary (see the module docstring), from its cache file when there.
+
+    None when there is nothing to measure (no cards or no judged queries), or when it is not
+    cached and ``compute`` is False. ``engine``: a :class:`SearchEngine` of this palace and
+    ``distiller`` to reuse (the app's shared one); ``progress(step, done, total)``.
+    """
+    queries, qrels = experiments.judged_set(palace, query_set) if query_set else ([], {})
+    if not distiller or not queries:
+        return None
+    modes = list(experiments.DEFAULT_MODES)
+    target = _path(palace, distiller, embedder, modes, queries, qrels)
+    if target.is_file():
+        return json.loads(target.read_text(encoding="utf-8"))
+    if not compute:
+        return None
+    value = _compute(engine or _engine(palace, distiller, embedder), modes, queries, qrels,
+                     progress)
+    value.update(query_set=query_set, queries=len(queries), modes=len(modes))
+    target.parent.mkdir(parents=True, exist_ok=True)
+    part = target.with_suffix(f".{os.getpid()}.part")
+    part.write_text(json.dumps(value), encoding="utf-8")
+    part.replace(target)
+    return value
+
+
+def _engine(palace, distiller: str, embedder: str):
+    from palace_lab.embed import get_embedder
+    from palace_lab.search import SearchEngine
+
+    return SearchEngine(palace, distiller=distiller, embedder=get_embedder(embedder))
+
+
+def _compute(engine, modes, queries, qrels, progress) -> dict:
+    engine.prepare(modes, progress=progress)
+    texts = {q["query_id"]: q["query"] for q in queries}
+    runs = {}
+    for i, mode in enumerate(modes, start=1):
+        runs[mode] = engine.run(texts, mode, 10)
+        if progress:
+            progress("running the modes", i, len(modes))
+    report = experiments.report(runs, qrels, queries).to_dict()
+    summary = {k: v for k, v in report["summary"].items() if k != "by_type"}
+    default = next((r for r in report["modes"] if r["mode"] == DEFAULT_MODE), None)
+    summary["default_mode"], summary["default_value"] = DEFAULT_MODE, default and default["mrr"]
+    return summary
+
+
+def main(argv: list[str] | None = None) -> int:
+    """``python -m palace_lab.story --db DB``: compute (or find) the figures, print them."""
+    from palace_lab.store import Palace
+
+    parser = argparse.ArgumentParser(prog="python -m palace_lab.story", description=main.__doc__)
+    parser.add_argument("--db", required=True)
+    parser.add_argument("--embedder", default=os.environ.get("PALACE_LAB_EMBEDDER") or "minilm")
+    args = parser.parse_args(argv)
+    with Palace.open(args.db, create=False) as palace:
+        distiller = main_version(palace)
+        figures = retrieval_figures(palace, distiller=distiller, embedder=args.embedder,
+                                    query_set=default_query_set(palace))
+    print(json.dumps(figures, indent=1))
+    return 0
+
+
+if __name__ == "__main__":
+    raise SystemExit(main())
