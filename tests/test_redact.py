@@ -7,7 +7,6 @@ file holds no string a secret scanner would flag, yet each value looks like the 
 from __future__ import annotations
 
 import json
-import random
 import string
 
 import pytest
@@ -15,21 +14,8 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from palace_lab.redact import RULES, merge_counts, redact, redact_text
+from redaction_table import ALNUM, UPPER, fake  # one generator of fake keys for both tables
 
-_RNG = random.Random(2603_13017)
-ALNUM = string.ascii_letters + string.digits
-
-
-def fake(n: int, alphabet: str = ALNUM) -> str:
-    """A random token; when the alphabet has both, it mixes letters and digits as keys do."""
-    mixed = any(c.isdigit() for c in alphabet) and any(c.isalpha() for c in alphabet)
-    while True:
-        token = "".join(_RNG.choice(alphabet) for _ in range(n))
-        if not mixed or (any(c.isdigit() for c in token) and any(c.isalpha() for c in token)):
-            return token
-
-
-UPPER = string.ascii_uppercase + string.digits
 DIGITS = string.digits
 PEM_BODY = "\n".join(fake(64, ALNUM + "+/") for _ in range(4))
 JWT = "eyJhbGciOiJIUzI1NiJ9." + fake(40) + "." + fake(43, ALNUM + "-_")
