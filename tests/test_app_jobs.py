@@ -83,7 +83,15 @@ def test_overview_tells_the_story_with_figures_computed_ahead(app_env):  # noqa:
     values = {m.label: m.value for m in at.metric}
     assert values["The paper"] == "11x"
     assert values["Retrieval kept"] == f"{kept['distilled_over_verbatim']:.0%}"
-    assert values["Dialogue → cards"].endswith("x")
+    from palace_lab.budget import palace_budget
+
+    with Palace.open(app_env) as palace:
+        summary, _ = palace_budget(palace, main_version(palace))
+    d = summary.to_dict()
+    # the layer distilled search indexes (core + keywords for rules:v3), not the bare core
+    assert d["distilled_layer"] == "searched"
+    said = d["compression"]["dialogue_over_searched"]["ratio_of_totals"]
+    assert values["Dialogue → cards"] == f"{said:.1f}x"
     assert values["With tool output"].endswith("x")
     lead = at.markdown[0].value
     assert "smaller**, where the paper reports **11x**" in lead and "tool calls" in lead

@@ -103,10 +103,11 @@ def _prune(folder: Path) -> None:
 def _budget(path: str, version: str | None, content: str, encoding: str):
     def rows() -> list[list]:
         _, made = palace_budget(palace_at(path), version, encoding)
-        return [[r.exchange_id, r.project, r.timestamp, r.verbatim, r.dialogue, r.core, r.card]
-                for r in made]
+        return [[r.exchange_id, r.project, r.timestamp, r.verbatim, r.dialogue, r.core, r.card,
+                 r.searched] for r in made]
 
-    name = f"budget-{encoding}-{content[:16]}-{code_key('palace_lab.budget', 'palace_lab.tokens')}"
+    # "budget2": rows carry the searched layer (core + keywords) since rules:v3
+    name = f"budget2-{encoding}-{content[:16]}-{code_key('palace_lab.budget', 'palace_lab.tokens')}"
     found = [ExchangeBudget(*r) for r in disk_cached(path, name, rows)]
     return summarize(found, encoding, version), found
 
