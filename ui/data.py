@@ -12,6 +12,7 @@ from __future__ import annotations
 import json
 import threading
 from collections.abc import Callable
+from dataclasses import astuple
 from pathlib import Path
 
 import streamlit as st
@@ -103,8 +104,7 @@ def _prune(folder: Path) -> None:
 def _budget(path: str, version: str | None, content: str, encoding: str):
     def rows() -> list[list]:
         _, made = palace_budget(palace_at(path), version, encoding)
-        return [[r.exchange_id, r.project, r.timestamp, r.verbatim, r.dialogue, r.core, r.card,
-                 r.searched] for r in made]
+        return [list(astuple(r)) for r in made]  # every field, in ExchangeBudget's order
 
     # "budget2": rows carry the searched layer (core + keywords) since rules:v3
     name = f"budget2-{encoding}-{content[:16]}-{code_key('palace_lab.budget', 'palace_lab.tokens')}"

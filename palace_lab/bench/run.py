@@ -167,7 +167,8 @@ def run_benchmark(bench: Benchmark, palace, modes: Sequence[str], *, embedder="m
                   k: int = 10, correction: str = "bonferroni", test: str = "t",
                   progress: Callable[[str], None] | None = None) -> BenchReport:
     from palace_lab.evaluate import paper_table
-    from palace_lab.search import SearchEngine, list_modes
+    from palace_lab.experiments import describe_modes
+    from palace_lab.search import SearchEngine
     from palace_lab.search.modes import DEFAULT_MODE
 
     exchanges = palace.exchanges()
@@ -182,8 +183,7 @@ def run_benchmark(bench: Benchmark, palace, modes: Sequence[str], *, embedder="m
         deep = _mode_run(engine, groups, mode, max(k, DEPTH))
         recall[mode] = session_recall(deep, questions, conversation_of)
         runs[mode] = _cut(deep, k)
-    known = {m["name"]: m for m in list_modes()}
-    table = paper_table(runs, qrels, {m: known.get(m, _describe(m)) for m in modes},
+    table = paper_table(runs, qrels, describe_modes(modes),
                         queries=[q.to_query() for q in questions],
                         metrics=("mrr", "p@1", "ndcg@10", "recall@10"), correction=correction,
                         test=test, rel_level=1)
@@ -206,11 +206,3 @@ def _budget(palace) -> dict:
               for name in ("core", "searched", "card") if layers.get(name)}
     return {"tokenizer": summary.encoding, "distiller": summary.distiller, "totals": layers,
             "ratios_of_totals": ratios, "specific_context": summary.contexts}
-
-
-def _describe(mode: str) -> dict:
-    from palace_lab.search.modes import parse_mode
-
-    parsed = parse_mode(mode)
-    return {"kind": "pure" if len(parsed.runs) == 1 else "cross",
-            "layers": list(dict.fromkeys(r.layer for r in parsed.runs))}

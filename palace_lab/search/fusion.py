@@ -86,13 +86,7 @@ def rrf(runs: Sequence[Run], k: float = 60) -> dict[str, float]:
     RRF(d) = Σ_{r ∈ runs, d ∈ r} 1 / (k + rank_r(d)), rank 1-based. A document absent from a
     run gets nothing from it.
     """
-    if k < 0:
-        raise ValueError(f"rrf k must be ≥ 0, got {k}")
-    parts: dict[str, list[float]] = {}
-    for run in runs:
-        for rank, (doc, _) in enumerate(ranked(run), start=1):
-            parts.setdefault(doc, []).append(1.0 / (k + rank))
-    return _sum(parts)
+    return wrrf(runs, [1.0] * len(runs), k=k)  # every run weighing 1: the plain sum
 
 
 def wrrf(runs: Sequence[Run], weights: Sequence[float] | None = None, k: float = 60) -> dict[str, float]:
