@@ -75,7 +75,19 @@ def test_a_valid_card_is_versioned_by_backend_and_model(either):
         "exchange_id": exchange(1).exchange_id, "distiller": "-",
         "exchange_core": "Raised pool_size to 40.", "specific_context": "pool_size",
         "room_assignments": good_answer()["room_assignments"], "files_touched": ["config/db_1.yaml"],
-        "fallback": False, "keywords": []}  # LLM cards carry the paper's four fields only
+        "fallback": False, "keywords": []}  # no room left in this tiny exchange's budget
+
+
+def test_an_llm_card_gets_the_rules_keywords_where_its_budget_leaves_room(either):
+    from palace_lab.distill.rules import RulesDistiller
+
+    stub, make = either
+    stub.push(answer(good_answer()))
+    roomy = CorpusStats(dialogue_mean=38.0)  # share 45%: B(e) leaves room beside the core
+    card = make().distill_batch([exchange(1)], stats=roomy)[0].card
+    assert card.keywords, "the fifth field is filled as files_touched is"
+    assert card.keywords == RulesDistiller().with_keywords(card, exchange(1), roomy).keywords
+    assert all(k in exchange(1).verbatim.lower() for k in card.keywords)  # never invented
 
 
 def test_the_request_carries_the_project_prompt_no_key_and_costs_nothing(stub):

@@ -12,7 +12,8 @@ Invariants:
 
 - No text leaves the machine unredacted (:func:`palace_lab.redact.redact`), and the card keeps
   no secret either: its fields are redacted again. ``files_touched`` comes from the regular
-  expression, never from the model.
+  expression, never from the model, and ``keywords`` (the fifth field) from the rules'
+  surviving-vocabulary chooser under the rules' budget B(e).
 - One bad exchange never fails the run: if the call fails after its retries, or the answer is
   still invalid after the repair, the exchange gets the rules distiller's card, stored under
   this distiller's version with ``fallback=True`` and the error in its outcome.
@@ -225,7 +226,7 @@ class LLMDistiller(Distiller):
 
     def _outcome(self, job: Job, result: LLMResult, stats: CorpusStats) -> DistillOutcome:
         if result.ok:
-            card, error = self._card(job, result.data), None
+            card, error = self._with_keywords(self._card(job, result.data), job, stats), None
         else:
             card, error = self._fallback_card(job, stats), result.error
         return DistillOutcome(
@@ -254,6 +255,13 @@ class LLMDistiller(Distiller):
             room_assignments=rooms,
             files_touched=job.files,
         )
+
+    def _with_keywords(self, card: DistilledCard, job: Job, stats: CorpusStats) -> DistilledCard:
+        """The model writes the paper's four fields; the fifth, ``keywords``, is the rules'
+        surviving vocabulary under the same budget (like ``files_touched``, never asked for)."""
+        from palace_lab.distill.rules import RulesDistiller
+
+        return RulesDistiller().with_keywords(card, job.exchange, stats)
 
     def _fallback_distiller(self) -> Distiller | None:
         if self._fallback is None:

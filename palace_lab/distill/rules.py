@@ -243,8 +243,14 @@ class RulesDistiller(Distiller):
             room_assignments=rooms,
             files_touched=exchange.files_touched,
         )
-        # The keywords get what core and context leave of B(e).
-        left = budget - text_cost(card.core_text) - 1
+        return self.with_keywords(card, exchange, stats, messages)
+
+    def with_keywords(self, card: DistilledCard, exchange: Exchange, stats: CorpusStats,
+                      messages=None) -> DistilledCard:
+        """``card`` with the keywords that fit what its core and context leave of B(e); any
+        distiller's card (an LLM's too) gets them by the same rule."""
+        messages = messages if messages is not None else split_messages(exchange.verbatim)
+        left = self.card_budget(exchange, stats) - text_cost(card.core_text) - 1
         keywords = choose_keywords(zones(messages, exchange.request), stats, left, card.core_text)
         return replace(card, keywords=keywords)
 
