@@ -5,7 +5,7 @@ from __future__ import annotations
 import pytest
 
 import lab_palaces
-from palace_lab import fusion_tuning as ft
+from palace_lab.experiments import fusion_tuning as ft
 from palace_lab.evaluate.metrics import evaluate
 from palace_lab.search import SearchEngine, fusion
 

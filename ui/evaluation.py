@@ -8,7 +8,7 @@ import json
 import pandas as pd
 import streamlit as st
 
-from palace_lab import experiments
+from palace_lab.experiments import query_sets as experiments
 from palace_lab.charts.evaluation import mode_bars, significance_heatmap, type_heatmap
 from palace_lab.errors import SearchError
 from palace_lab.evaluate.known_item import BIAS, known_item_queries, save_known_items

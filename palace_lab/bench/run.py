@@ -167,7 +167,7 @@ def run_benchmark(bench: Benchmark, palace, modes: Sequence[str], *, embedder="m
                   k: int = 10, correction: str = "bonferroni", test: str = "t",
                   progress: Callable[[str], None] | None = None) -> BenchReport:
     from palace_lab.evaluate import paper_table
-    from palace_lab.experiments import describe_modes
+    from palace_lab.experiments.query_sets import describe_modes
     from palace_lab.search import SearchEngine
     from palace_lab.search.modes import DEFAULT_MODE
 

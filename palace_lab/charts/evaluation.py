@@ -1,4 +1,4 @@
-"""Figures of retrieval quality, from :mod:`palace_lab.evaluate` and :mod:`palace_lab.fusion_tuning`
+"""Figures of retrieval quality, from :mod:`palace_lab.evaluate` and :mod:`palace_lab.experiments.fusion_tuning`
 data: modes by metric and class, modes × query types, the significance matrix, the tuning grid.
 """
 

@@ -67,7 +67,7 @@ def user_input(fn, *args, **kwargs):
 
 def cmd_ingest(args) -> None:
     from palace_lab.ingest import ingest_paths
-    from palace_lab.views import ingest_text
+    from palace_lab.cli.views import ingest_text
 
     with _palace(args, create=True) as palace, _progress("ingest") as bar:
         def tick(done, total, path):
@@ -88,7 +88,7 @@ def cmd_verify(args) -> None:
 
 
 def cmd_exchanges(args) -> None:
-    from palace_lab.views import exchange_rows
+    from palace_lab.cli.views import exchange_rows
 
     with _palace(args) as palace:
         rows = exchange_rows(palace)
@@ -134,7 +134,7 @@ def cmd_distill(args) -> None:
 
 def cmd_budget(args) -> None:
     from palace_lab.budget import palace_budget
-    from palace_lab.views import budget_text
+    from palace_lab.cli.views import budget_text
 
     with _palace(args) as palace:
         summary, _ = palace_budget(palace, args.distiller, args.encoding)
@@ -142,7 +142,7 @@ def cmd_budget(args) -> None:
 
 
 def cmd_app(args) -> None:
-    from palace_lab.app_launcher import launch
+    from palace_lab.cli.app import launch
 
     raise SystemExit(launch(db=args.db, port=args.port, headless=args.headless))
 
@@ -188,10 +188,10 @@ def build_parser() -> argparse.ArgumentParser:
     c = command("budget", cmd_budget, "token budgets of the verbatim and distilled layers")
     c.add_argument("--distiller", help="distiller version (default: the latest)")
     c.add_argument("--encoding", default="cl100k_base", choices=["cl100k_base", "o200k_base"])
-    from palace_lab.cli_search import add_search_commands
+    from palace_lab.cli.search import add_search_commands
 
     add_search_commands(command)
-    from palace_lab.cli_agent import add_agent_commands
+    from palace_lab.cli.agent import add_agent_commands
 
     add_agent_commands(command)
     c = command("app", cmd_app, "start the Streamlit lab on 127.0.0.1", json_=False)
