@@ -65,14 +65,14 @@ def cmd_modes(args) -> None:
 
 def _hits_from_run(run: dict, exchanges: dict) -> dict:
     from palace_lab.cli.views import hit_preview
+    from palace_lab.model import rank_order
 
     out = {}
     for qid, scores in run.items():
-        ranked = sorted(scores.items(), key=lambda kv: (-kv[1], kv[0]))
         out[qid] = [{"exchange_id": eid, "conversation_id": exchanges[eid].conversation_id,
                      "ply_start": exchanges[eid].ply_start, "ply_end": exchanges[eid].ply_end,
                      "rank": i + 1, "score": score, "preview": hit_preview(exchanges[eid])}
-                    for i, (eid, score) in enumerate(ranked) if eid in exchanges]
+                    for i, (eid, score) in enumerate(rank_order(scores)) if eid in exchanges]
     return out
 
 
