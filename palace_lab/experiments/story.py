@@ -1,14 +1,14 @@
 """The retrieval half of the 11x story: what searching the distilled cards keeps.
 
 Best distilled MRR / best verbatim MRR, the best cross-layer mode and the default mode, over
-:data:`palace_lab.experiments.query_sets.DEFAULT_MODES` on the judged queries of one query set, as the
-paper reports them (0.717 / 0.745 = 96%; best cross-layer 0.759).
+:data:`palace_lab.experiments.query_sets.DEFAULT_MODES` on the judged queries of one query set,
+as the paper reports them (0.717 / 0.745 = 96%; best cross-layer 0.759).
 
 The figures are a derived cache, computed ahead (``./lab app`` runs ``python -m
-palace_lab.experiments.story --db DB`` before the server starts) and read by the Overview: a small JSON file
-in ``<palace>.indexes/figures/``, named by a hash of everything it depends on (exchanges and
-cards, distiller version, embedder, modes, queries, judgments, the code that computes it), so a
-stale figure is never shown and a fresh server reads it without loading any model.
+palace_lab.experiments.story --db DB`` before the server starts) and read by the Overview: a small
+JSON file in ``<palace>.indexes/figures/``, named by a hash of everything it depends on
+(exchanges and cards, distiller version, embedder, modes, queries, judgments, the code that
+computes it), so a stale figure is never shown and a fresh server reads it without loading any model.
 """
 
 from __future__ import annotations
@@ -107,10 +107,11 @@ def _compute(engine, modes, queries, qrels, progress) -> dict:
 
 
 def main(argv: list[str] | None = None) -> int:
-    """``python -m palace_lab.experiments.story --db DB``: compute (or find) the figures, print them."""
+    """``python -m palace_lab.experiments.story --db DB``: compute (or find) the figures, print."""
     from palace_lab.store import Palace
 
-    parser = argparse.ArgumentParser(prog="python -m palace_lab.experiments.story", description=main.__doc__)
+    parser = argparse.ArgumentParser(prog="python -m palace_lab.experiments.story",
+                                     description=main.__doc__)
     parser.add_argument("--db", required=True)
     parser.add_argument("--embedder", default=os.environ.get("PALACE_LAB_EMBEDDER") or "minilm")
     args = parser.parse_args(argv)
