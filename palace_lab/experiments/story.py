@@ -26,10 +26,6 @@ from palace_lab.index.cache import cache_root, cards_fingerprint
 from palace_lab.model import content_hash
 from palace_lab.search import DEFAULT_MODE
 
-PAPER = {"best_verbatim_value": 0.745, "best_distilled_value": 0.717,
-         "distilled_over_verbatim": 0.96, "best_cross_value": 0.759, "cross_gain": 0.014}
-PAPER_TEXT = ("Paper: best distilled 0.717 / best verbatim 0.745 = 96%; best cross-layer 0.759 "
-              "(+0.014).")
 _CODE = ("palace_lab.experiments.story", "palace_lab.search.engine", "palace_lab.search.fusion",
          "palace_lab.search.modes", "palace_lab.index.layers", "palace_lab.evaluate.metrics",
          "palace_lab.evaluate.report")
