@@ -24,8 +24,9 @@ from palace_lab.evaluate.base import Qrels, Run
 from palace_lab.evaluate.metrics import evaluate
 from palace_lab.evaluate.sweep import Tuning, tune
 from palace_lab.search import fusion
+from palace_lab.search.engine import MIN_DEPTH
 
-DEPTH = 100
+DEPTH = MIN_DEPTH  # the depth the engine runs a fused mode's parts at
 CUT = 10
 METRICS = ("mrr", "p@1", "ndcg@10", "mean_grade@10")
 WEIGHTS = (0.0, 0.1, 0.2, 0.3, 0.4, 0.5, 0.6, 0.7, 0.8, 0.9, 1.0)
