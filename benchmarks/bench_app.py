@@ -49,7 +49,7 @@ MODES = ("bm25:verbatim", "hnsw:core")
 def build_palace(folder: Path, exchanges: int) -> tuple[Path, Path]:
     from palace_lab.distill import get_distiller
     from palace_lab.distill.run import distill_palace
-    from palace_lab.experiments import import_query_files
+    from palace_lab.experiments.query_sets import import_query_files
     from palace_lab.ingest import ingest_paths
     from palace_lab.store import Palace
 
@@ -75,7 +75,7 @@ def overview_done(page) -> None:
 
 def ab_query(page, text: str) -> float:
     """Seconds from Enter to both columns painted for ``text`` and the run finished."""
-    from palace_lab.ab import lab_query_id
+    from palace_lab.experiments.ab import lab_query_id
 
     box = page.get_by_label("Query", exact=True)
     box.fill(text)

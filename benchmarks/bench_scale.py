@@ -82,7 +82,7 @@ def first_search(palace) -> dict:
 
 def embedding_rate(palace, sample: int) -> float:
     """Verbatim texts per second through MiniLM (not stored: the palace stays as it was)."""
-    from palace_lab.embed import get_embedder
+    from palace_lab.index.embed import get_embedder
 
     texts = [e.verbatim for e in palace.exchanges()[:sample]]
     embedder = get_embedder("minilm")

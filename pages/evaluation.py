@@ -3,7 +3,7 @@ query type, the distilled/verbatim ratio, a significance matrix, a sweep, and ex
 
 import streamlit as st
 
-from palace_lab import experiments
+from palace_lab.experiments import query_sets as experiments
 from ui.evaluation import (exports, judged, mode_choice, query_sets_panel, significance_panel,
                            sweep_panel, table_panel)
 from ui.search import mode_runs

@@ -2,7 +2,7 @@
 
 import streamlit as st
 
-from palace_lab.budget import PAPER
+from palace_lab.paper import BUDGET as PAPER
 from palace_lab.charts.budget import per_1000_bars, token_histogram
 from ui.data import budget
 from ui.palaces import label

@@ -2,7 +2,7 @@
 
 import streamlit as st
 
-from palace_lab.ab import grades
+from palace_lab.experiments.ab import grades
 from palace_lab.search import DEFAULT_MODE
 from ui.ab import filters, history, metrics, mode_picker, reader, result_column, search, term_warning
 from ui.search import warm_model

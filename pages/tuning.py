@@ -3,7 +3,7 @@ the first, fusion weight and RRF k with live metrics, and the cross-validated gr
 
 import streamlit as st
 
-from palace_lab.experiments import judged_set
+from palace_lab.experiments.query_sets import judged_set
 from ui.state import distiller_version, guard, palace, query_set
 from ui.tuning import compare, fusion_panel, grid_panel, pure_pair, redistill, sample, trial_distiller
 

@@ -19,11 +19,11 @@ from __future__ import annotations
 import statistics
 from dataclasses import dataclass, field
 
+from palace_lab import paper
+from palace_lab.llm.cost import PRICES_USD_PER_MTOK
 from palace_lab.model import DistilledCard, Exchange
 from palace_lab.tokens import DEFAULT_ENCODING, count_tokens
 
-PAPER = {"exchanges": 14340, "verbatim_mean": 371, "core_mean": 38,
-         "per_1000": {"verbatim": 407_000, "core": 39_000}, "source": "arXiv 2603.13017"}
 LAYERS = ("verbatim", "dialogue", "core", "searched", "card")
 LAYER_DEFINITIONS = {
     "verbatim": "full exchange text: requests, agent text, tool calls and tool output",
@@ -37,8 +37,9 @@ RATIO_DEFINITIONS = {
                        "over all exchanges with a card",
     "mean_of_ratios": "mean over exchanges of (verbatim tokens / core tokens), likewise",
 }
-# USD per million input tokens, for "what would loading this cost"; editable by the caller.
-DEFAULT_PRICES = {"claude-haiku-4-5": 1.0, "claude-sonnet-4-5": 3.0, "claude-opus-4-1": 15.0}
+# USD per million input tokens, for "what would loading this cost": the input column of the one
+# price table (:data:`palace_lab.llm.cost.PRICES_USD_PER_MTOK`); editable by the caller.
+DEFAULT_PRICES = {model: price["input"] for model, price in PRICES_USD_PER_MTOK.items()}
 
 
 def card_text(card: DistilledCard) -> str:
@@ -106,7 +107,7 @@ class BudgetSummary:
                 "layers": self.layers,
                 "layer_definitions": LAYER_DEFINITIONS, "compression": self.compression,
                 "per_1000_exchanges": self.per_1000, "specific_context": self.contexts,
-                "paper": PAPER}
+                "paper": paper.BUDGET}
 
 
 def _ratios(rows: list[ExchangeBudget], numerator: str, denominator: str = "core") -> dict:

@@ -13,6 +13,7 @@ Identity and storage live in :mod:`palace_lab.store`; these are plain frozen val
 from __future__ import annotations
 
 import hashlib
+from collections.abc import Mapping
 from dataclasses import asdict, dataclass, field, fields
 
 ROLES = ("user", "assistant", "tool_call", "tool_result", "system")
@@ -198,6 +199,12 @@ class DistilledCard(_Serialisable):
             fallback=bool(data.get("fallback", False)),
             keywords=tuple(data.get("keywords", ())),
         )
+
+
+def rank_order(scores: Mapping[str, float]) -> list[tuple[str, float]]:
+    """The one order of scored results, everywhere: ``(exchange_id, score)`` by score descending,
+    ties by exchange id ascending. What search shows, evaluation scores and the CLI prints."""
+    return sorted(scores.items(), key=lambda item: (-item[1], item[0]))
 
 
 @dataclass(frozen=True)

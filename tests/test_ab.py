@@ -7,7 +7,7 @@ import math
 import pytest
 
 import lab_palaces
-from palace_lab import ab
+from palace_lab.experiments import ab
 from palace_lab.model import Hit
 
 

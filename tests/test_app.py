@@ -40,7 +40,7 @@ def built(tmp_path_factory):
     """(palace file, sample folder): ingested, distilled by rules, the sample queries stored."""
     from palace_lab.distill import get_distiller
     from palace_lab.distill.run import distill_palace
-    from palace_lab.experiments import import_query_files
+    from palace_lab.experiments.query_sets import import_query_files
     from palace_lab.ingest import ingest_paths
     from palace_lab.store import Palace
 
@@ -147,7 +147,7 @@ def metrics_table(at):
 
 
 def test_grading_a_result_stores_it_and_moves_the_metric(app_env):
-    from palace_lab.ab import lab_query_id
+    from palace_lab.experiments.ab import lab_query_id
     from palace_lab.store import Palace
 
     at = lab("pool timeout connection error")

@@ -73,7 +73,7 @@ def test_the_sample_is_never_loaded_into_ones_own_palace(two_homes, tmp_path, mo
 
 
 def test_overview_tells_the_story_with_figures_computed_ahead(app_env):  # noqa: F811
-    from palace_lab.story import default_query_set, main_version, retrieval_figures
+    from palace_lab.experiments.story import default_query_set, main_version, retrieval_figures
 
     with Palace.open(app_env) as palace:
         kept = retrieval_figures(palace, distiller=main_version(palace), embedder="fake",
@@ -201,7 +201,7 @@ def test_search_lab_filters_by_room(app_env):  # noqa: F811
 
 
 def test_the_lab_watches_no_files(monkeypatch):
-    from palace_lab import app_launcher
+    from palace_lab.cli import app as app_launcher
 
     seen = {}
     monkeypatch.setattr(app_launcher.subprocess, "call", lambda cmd, **kw: seen.setdefault("cmd", cmd) and 0)

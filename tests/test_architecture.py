@@ -40,3 +40,29 @@ def test_start_up_is_light(code):
              " 'sentence_transformers', 'plotly', 'sklearn') if m in sys.modules))")
     out = subprocess.run([sys.executable, "-c", probe], capture_output=True, text=True, check=True)
     assert out.stdout.strip() == ""
+
+
+def _imports_of(path: Path) -> set[str]:
+    """Full dotted names imported by one file (``from a.b import c`` gives ``a.b``)."""
+    names = set()
+    for node in ast.walk(ast.parse(path.read_text())):
+        if isinstance(node, ast.Import):
+            names.update(a.name for a in node.names)
+        elif isinstance(node, ast.ImportFrom) and node.module:
+            names.add(node.module)
+    return names
+
+
+def test_command_modules_never_import_the_entry_point():
+    """``cli.main`` gathers the commands; they share ``cli.common``, so no import circle."""
+    cli = ROOT / "palace_lab" / "cli"
+    offenders = [p.name for p in cli.glob("*.py")
+                 if p.name not in ("__init__.py", "__main__.py", "main.py")
+                 and "palace_lab.cli.main" in _imports_of(p)]
+    assert offenders == []
+
+
+def test_the_top_level_reads_at_a_glance():
+    """Loose modules at the top of palace_lab/ are the few shared nouns; the rest is packages."""
+    loose = sorted(p.name for p in (ROOT / "palace_lab").glob("*.py") if p.name != "__init__.py")
+    assert len(loose) <= 10, loose

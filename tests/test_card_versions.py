@@ -3,10 +3,10 @@
 from __future__ import annotations
 
 import lab_palaces
-from palace_lab import card_versions as cv
+from palace_lab.experiments import card_versions as cv
 from palace_lab.distill import get_distiller
 from palace_lab.distill.run import distill_palace
-from palace_lab.embed import FakeEmbedder
+from palace_lab.index.embed import FakeEmbedder
 
 
 def test_sample_takes_relevant_exchanges_first_and_is_seeded(tmp_path):

@@ -4,7 +4,8 @@ words it contains at all."""
 from __future__ import annotations
 
 import lab_palaces
-from palace_lab.contents import absent_terms, holds_sample, palace_contents, projects, query_terms, titles
+from palace_lab.store.contents import (absent_terms, holds_sample, palace_contents, projects,
+                                       query_terms, titles)
 
 
 def test_contents_count_projects_sources_and_span(tmp_path):

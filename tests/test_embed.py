@@ -5,7 +5,7 @@ from __future__ import annotations
 import numpy as np
 import pytest
 
-from palace_lab.embed import (EMBEDDERS, Embedder, FakeEmbedder, embed_texts, embedding_key,
+from palace_lab.index.embed import (EMBEDDERS, Embedder, FakeEmbedder, embed_texts, embedding_key,
                               get_embedder)
 from palace_lab.errors import SearchError
 
@@ -96,7 +96,7 @@ def test_queries_in_numpy_equal_the_torch_model():
     minilm = get_embedder("minilm")
     texts = ["how did we fix the connection pool timeout", "a", "",
              "Ünïcode ✓ 🎉 `parse_config()` failed: KeyError 'x'", "retry loop " * 300]
-    from palace_lab.embed import _numpy_embed
+    from palace_lab.index.embed import _numpy_embed
 
     numpy_vectors = _numpy_embed(256, texts)
     torch_vectors = minilm.embed_batch(texts * 2)[: len(texts)]  # 10 > small_batch: torch
@@ -109,7 +109,7 @@ def test_a_query_does_not_import_torch():
     import subprocess
     import sys
 
-    code = ("import sys; from palace_lab.embed import get_embedder; "
+    code = ("import sys; from palace_lab.index.embed import get_embedder; "
             "get_embedder('minilm').embed_batch(['pool timeout']); "
             "print('torch' in sys.modules, 'sentence_transformers' in sys.modules)")
     out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True,

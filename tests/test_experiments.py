@@ -6,8 +6,8 @@ import numpy as np
 import pytest
 
 import lab_palaces
-from palace_lab import experiments
-from palace_lab.embed import FakeEmbedder
+from palace_lab.experiments import query_sets as experiments
+from palace_lab.index.embed import FakeEmbedder
 from palace_lab.evaluate.io import write_qrels, write_queries
 from palace_lab.search import SearchEngine
 

@@ -5,7 +5,7 @@ from __future__ import annotations
 import pytest
 
 import lab_palaces
-from palace_lab import fusion_tuning as ft
+from palace_lab.experiments import fusion_tuning as ft
 from palace_lab.evaluate.metrics import evaluate
 from palace_lab.search import SearchEngine, fusion
 
@@ -14,7 +14,7 @@ B = {"q": {"d3": 0.9, "d1": 0.8}}
 
 
 def test_weighted_rrf_by_hand():
-    scores = ft.weighted_rrf([A["q"], B["q"]], [0.3, 0.7], k=60)
+    scores = fusion.wrrf([A["q"], B["q"]], [0.3, 0.7], k=60)
     assert scores["d1"] == pytest.approx(0.3 / 61 + 0.7 / 62)
     assert scores["d2"] == pytest.approx(0.3 / 62)
     assert scores["d3"] == pytest.approx(0.3 / 63 + 0.7 / 61)
@@ -35,7 +35,9 @@ def test_live_rows_match_what_the_engine_returns(tmp_path):
     texts = {q["query_id"]: q["query"] for q in palace.queries("sample")}
     a, b = (engine.run(texts, m, ft.DEPTH) for m in ("bm25:verbatim", "hnsw:core"))
     rows = {r["mode"]: r for r in ft.live_rows("bm25:verbatim", "hnsw:core", a, b, qrels, weight=0.3, k=20)}
-    for mode in ("rrf(bm25:verbatim,hnsw:core;k=20)", "wsum(bm25:verbatim=0.3,hnsw:core=0.7;norm=minmax)"):
+    for mode in ("rrf(bm25:verbatim,hnsw:core;k=20)",
+                 "wsum(bm25:verbatim=0.3,hnsw:core=0.7;norm=minmax)",
+                 "wrrf(bm25:verbatim=0.3,hnsw:core=0.7;k=20)"):
         expected = evaluate(qrels, engine.run(texts, mode, 10), list(ft.METRICS))
         assert {m: rows[mode][m] for m in ft.METRICS} == pytest.approx(expected)
 

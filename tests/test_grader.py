@@ -9,7 +9,7 @@ from palace_lab.evaluate.grader import (
     GRADE_SCHEMA, MARKER, RUBRIC, TOOL_NAME, GradeItem, consensus, estimate_grading_cost, grade,
     grade_with, items_for, majority_grade, median_grade, save_grades, user_text,
 )
-from palace_lab.llm import LLMClient, LLMResult
+from palace_lab.llm.client import LLMClient, LLMResult
 
 ITEMS = [
     GradeItem("q1", "pool timeout", "x1", "[user] why does the pool time out\n[assistant] raise max_size"),

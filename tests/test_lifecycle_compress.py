@@ -62,7 +62,7 @@ def test_unknown_method_and_backend_are_refused():
 
 
 def _client(stub):
-    from palace_lab.llm import LLMClient
+    from palace_lab.llm.client import LLMClient
 
     return LLMClient(api_key="sk-test", base_url=stub.base_url, max_retries=0, max_cost_usd=1.0)
 

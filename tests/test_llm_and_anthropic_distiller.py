@@ -27,7 +27,7 @@ from palace_lab.distill.prompt import (
     prompt_hash,
 )
 from palace_lab.errors import BudgetExceededError, DistillError
-from palace_lab.llm import (
+from palace_lab.llm.client import (
     LLMClient,
     Tool,
     Usage,

@@ -24,7 +24,7 @@ from palace_lab.distill.llm_distiller import BudgetStoppedError
 from palace_lab.distill.openai_compat import OpenAICompatDistiller
 from palace_lab.distill.prompt import CARD_SCHEMA, DEFAULT_TEMPLATE, INSTRUCTIONS, prompt_hash
 from palace_lab.errors import BudgetExceededError, DistillError
-from palace_lab.llm_openai import OpenAICompatClient, api_base, list_models, parse_answer
+from palace_lab.llm.openai import OpenAICompatClient, api_base, list_models, parse_answer
 
 MODEL = "qwen2.5:0.5b-instruct"
 STATS = CorpusStats()
@@ -149,7 +149,7 @@ def test_5xx_until_give_up_falls_back_with_the_error(stub):
     assert len(stub.calls()) == 3
 
 
-# Both transports share one policy (palace_lab.llm_base): these hold for each of them.
+# Both transports share one policy (palace_lab.llm.base): these hold for each of them.
 
 
 def test_500_is_retried(either):

@@ -6,7 +6,7 @@ import json
 
 from conftest import write_jsonl
 from palace_lab.cli import main
-from palace_lab.llm import LLMClient, Tool
+from palace_lab.llm.client import LLMClient, Tool
 from palace_lab.model import DistilledCard, Room
 from palace_lab.redact import redact_card
 from redaction_table import SECRET_ROWS

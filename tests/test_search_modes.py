@@ -19,7 +19,7 @@ from palace_lab.distill.base import DistillOutcome
 from palace_lab.errors import SearchError
 from palace_lab.index.tokenize import Tokenizer
 from palace_lab.ingest import ingest_paths
-from palace_lab.layers import LAYERS, layer_texts
+from palace_lab.index.layers import LAYERS, layer_texts
 from palace_lab.model import DistilledCard, Room
 from palace_lab.search import SearchEngine, list_modes, parse_mode
 from palace_lab.search.modes import PRESETS, FusedMode, PureMode

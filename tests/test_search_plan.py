@@ -119,7 +119,7 @@ def test_pending_count_is_remembered_across_processes_until_a_vector_is_added(ti
     again = SearchEngine(palace, embedder="fake", inline_embed=0)
     assert again.plan(DEFAULT_MODE).pending == (4,)  # from pending.json
     monkeypatch.setattr(indexset, "layer_texts", real)
-    from palace_lab.embed import FakeEmbedder, embed_texts
+    from palace_lab.index.embed import FakeEmbedder, embed_texts
 
     _, texts = real(palace, "verbatim", None)
     embed_texts(palace, FakeEmbedder(), texts[:1])  # one vector more: the note is stale

@@ -6,8 +6,8 @@ from __future__ import annotations
 import json
 
 import lab_palaces
-from palace_lab import experiments
-from palace_lab.story import default_query_set, main, main_version, retrieval_figures
+from palace_lab.experiments import query_sets as experiments
+from palace_lab.experiments.story import default_query_set, main, main_version, retrieval_figures
 
 
 def test_figures_are_computed_once_then_read_from_their_cache(tmp_path):

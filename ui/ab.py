@@ -1,5 +1,5 @@
 """The Search lab's pieces: mode pickers, the two result columns with grade buttons, live
-metrics and the query history. Session logic lives in :mod:`palace_lab.ab`."""
+metrics and the query history. Session logic lives in :mod:`palace_lab.experiments.ab`."""
 
 from __future__ import annotations
 
@@ -7,8 +7,8 @@ import streamlit as st
 
 from functools import partial
 
-from palace_lab import ab
-from palace_lab.contents import absent_terms, projects, titles
+from palace_lab.experiments import ab
+from palace_lab.store.contents import absent_terms, projects, titles
 from palace_lab.errors import SearchError
 from palace_lab.search.modes import list_modes, parse_mode
 from ui.data import card_map, cards, content_key

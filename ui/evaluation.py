@@ -8,18 +8,18 @@ import json
 import pandas as pd
 import streamlit as st
 
-from palace_lab import experiments
+from palace_lab.experiments import query_sets as experiments
 from palace_lab.charts.evaluation import mode_bars, significance_heatmap, type_heatmap
 from palace_lab.errors import SearchError
 from palace_lab.evaluate.known_item import BIAS, known_item_queries, save_known_items
 from palace_lab.evaluate.sweep import sweep
+from palace_lab.paper import REFERENCE_LINES as PAPER_LINES
 from palace_lab.search.modes import list_modes, parse_mode
 from ui.exchange import md_escape
 from ui.search import mode_runs
 from ui.state import SAMPLE_DATA, distiller_version, palace, query_set
 from ui.story import headline
 
-PAPER_LINES = {"paper: best verbatim 0.745": 0.745, "paper: best distilled 0.717": 0.717}
 SWEEP_DEFAULT = "\n".join([
     "rrf(bm25:verbatim,hnsw:core;k=10)", "rrf(bm25:verbatim,hnsw:core;k=30)",
     "rrf(bm25:verbatim,hnsw:core;k=60)", "rrf(bm25:verbatim,hnsw:core;k=100)",

@@ -108,7 +108,7 @@ def llm_option(conversation_id: str) -> None:
         if not key:
             st.info("Set ANTHROPIC_API_KEY to use Claude; everything else here runs offline.")
             return
-        from palace_lab.llm import LLMClient
+        from palace_lab.llm.client import LLMClient
         from palace_lab.lifecycle.remote import estimate_cost
         from palace_lab.lifecycle.units import session_messages, units_of
 

@@ -29,7 +29,7 @@ def saved_uploads(files) -> Iterator[Path]:
 
 def load_sample(palace, sample_dir: Path) -> None:
     """Ingest the bundled sample's export folders, then store its queries and qrels."""
-    from palace_lab.experiments import import_query_files
+    from palace_lab.experiments.query_sets import import_query_files
 
     folders = [sample_dir / d for d in ("claude_code", "codex", "chatgpt") if (sample_dir / d).exists()]
     run_ingest(palace, folders or [sample_dir])
@@ -88,7 +88,7 @@ def distiller_options(backend: str) -> dict:
 
 def local_server_options() -> dict:
     """Server URL, a model from its /v1/models (typed in when the list cannot be read)."""
-    from palace_lab.llm_openai import OLLAMA_URL
+    from palace_lab.llm.openai import OLLAMA_URL
 
     url = st.text_input("Server (OpenAI-compatible chat completions)", OLLAMA_URL, key="load_url",
                         help="Ollama serves http://127.0.0.1:11434/v1, llama-server "
@@ -108,7 +108,7 @@ def local_server_options() -> dict:
 def server_models(url: str, key: str | None) -> tuple[list[str], str | None]:
     """(the model ids the server lists, None) or ([], why not)."""
     from palace_lab.errors import PalaceError
-    from palace_lab.llm_openai import list_models
+    from palace_lab.llm.openai import list_models
 
     try:
         return list_models(url, api_key=key), None

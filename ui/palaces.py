@@ -15,7 +15,7 @@ from pathlib import Path
 
 import streamlit as st
 
-from palace_lab.contents import holds_sample, palace_contents
+from palace_lab.store.contents import holds_sample, palace_contents
 from ui.exchange import md_escape
 from ui.state import ROOT, SAMPLE_DATA, db_path, palace, palace_at
 

@@ -2,7 +2,7 @@
 beside them), and what retrieval the distilled layer keeps.
 
 Token figures come from the cached budget (:mod:`ui.data`); retrieval figures from
-:func:`palace_lab.story.retrieval_figures`, which ``./lab app`` computes before the server
+:func:`palace_lab.experiments.story.retrieval_figures`, which ``./lab app`` computes before the server
 starts, so the sample's Overview shows them at once. Nothing is hard-coded but the paper's
 figures; conversation text never appears here (only numbers and escaped names).
 """
@@ -12,14 +12,15 @@ from __future__ import annotations
 import pandas as pd
 import streamlit as st
 
-from palace_lab import experiments
-from palace_lab.budget import PAPER as PAPER_BUDGET
-from palace_lab.story import PAPER, PAPER_TEXT, retrieval_figures
+from palace_lab.experiments import query_sets as experiments
+from palace_lab.experiments.story import retrieval_figures
+from palace_lab.paper import BUDGET as PAPER_BUDGET
+from palace_lab.paper import RATIO_NAME as PAPER_RATIO
+from palace_lab.paper import RETRIEVAL as PAPER
+from palace_lab.paper import RETRIEVAL_TEXT as PAPER_TEXT
 from ui.exchange import md_escape
 from ui.search import ready
 from ui.state import embedder_name, engine, palace, query_set
-
-PAPER_RATIO = "11x"  # the paper's name for 371 → 38 tokens (9.8x as a ratio of means)
 
 
 def compression(d: dict) -> tuple[dict, dict, str]:

@@ -8,7 +8,7 @@ import os
 import pandas as pd
 import streamlit as st
 
-from palace_lab import card_versions, fusion_tuning
+from palace_lab.experiments import card_versions, fusion_tuning
 from palace_lab.charts.evaluation import grid_heatmap, version_bars
 from palace_lab.distill import get_distiller
 from palace_lab.distill.prompt import DEFAULT_TEMPLATE, PLACEHOLDERS

@@ -24,6 +24,7 @@ from pathlib import Path
 
 from palace_lab.bench.base import Benchmark, Question, gold_sessions, qrels_for
 from palace_lab.errors import PalaceError
+from palace_lab.model import rank_order
 
 SESSION_KS = (5, 10)
 DEPTH = 50
@@ -150,8 +151,8 @@ def session_recall(run: dict, questions: Sequence[Question], conversation_of: di
     hits = {k: 0 for k in ks}
     for q in questions:
         scores = run.get(q.query_id, {})
-        ranked = sorted(scores, key=lambda e: (-scores[e], e))
-        sessions = list(dict.fromkeys(conversation_of[e] for e in ranked if e in conversation_of))
+        sessions = list(dict.fromkeys(conversation_of[e] for e, _ in rank_order(scores)
+                                      if e in conversation_of))
         gold = gold_sessions(q)
         for k in ks:
             hits[k] += bool(gold.intersection(sessions[:k]))
@@ -167,7 +168,7 @@ def run_benchmark(bench: Benchmark, palace, modes: Sequence[str], *, embedder="m
                   k: int = 10, correction: str = "bonferroni", test: str = "t",
                   progress: Callable[[str], None] | None = None) -> BenchReport:
     from palace_lab.evaluate import paper_table
-    from palace_lab.experiments import describe_modes
+    from palace_lab.experiments.query_sets import describe_modes
     from palace_lab.search import SearchEngine
     from palace_lab.search.modes import DEFAULT_MODE
 

@@ -2,7 +2,8 @@
 
 from __future__ import annotations
 
-from palace_lab.budget import PAPER, BudgetSummary, ExchangeBudget
+from palace_lab.budget import BudgetSummary, ExchangeBudget
+from palace_lab.paper import BUDGET as PAPER
 
 COLORS = {"verbatim": "#9aa5b1", "dialogue": "#c3a66b", "core": "#2f6f8f", "searched": "#2f6f8f",
           "card": "#6fa88f"}

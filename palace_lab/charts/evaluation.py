@@ -1,5 +1,6 @@
-"""Figures of retrieval quality, from :mod:`palace_lab.evaluate` and :mod:`palace_lab.fusion_tuning`
-data: modes by metric and class, modes × query types, the significance matrix, the tuning grid.
+"""Figures of retrieval quality, from :mod:`palace_lab.evaluate` and
+:mod:`palace_lab.experiments.fusion_tuning` data: modes by metric and class, modes × query
+types, the significance matrix, the tuning grid.
 """
 
 from __future__ import annotations

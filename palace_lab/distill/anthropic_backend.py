@@ -34,7 +34,7 @@ from palace_lab.distill.llm_distiller import (  # noqa: F401 - re-exported
 )
 from palace_lab.distill.prompt import DEFAULT_TEMPLATE, INSTRUCTIONS
 from palace_lab.errors import BatchPendingError, BudgetExceededError
-from palace_lab.llm import LLMClient, LLMResult, price_for, resolve_prices, run_bounded
+from palace_lab.llm.client import LLMClient, LLMResult, price_for, resolve_prices, run_bounded
 from palace_lab.model import Exchange
 
 DEFAULT_MODEL = "claude-haiku-4-5"

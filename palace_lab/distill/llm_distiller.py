@@ -2,7 +2,7 @@
 
 Concept: each exchange is rendered through the prompt template of
 :mod:`palace_lab.distill.prompt`, redacted, and sent with the fixed instructions as the
-system prefix through a :class:`~palace_lab.llm_base.StructuredClient`; the answer is checked
+system prefix through a :class:`~palace_lab.llm.base.StructuredClient`; the answer is checked
 against :data:`~palace_lab.distill.prompt.CARD_SCHEMA` and
 :func:`~palace_lab.distill.prompt.card_answer_errors` (one repair turn on an invalid answer).
 A subclass says only which client it talks through (:meth:`LLMDistiller.make_client`); the
@@ -51,8 +51,8 @@ from palace_lab.distill.prompt import (
     shorten_middle,
 )
 from palace_lab.errors import BudgetExceededError
-from palace_lab.llm_base import LLMResult, StructuredClient, Tool, run_bounded
-from palace_lab.llm_cost import estimate_at
+from palace_lab.llm.base import LLMResult, StructuredClient, Tool, run_bounded
+from palace_lab.llm.cost import estimate_at
 from palace_lab.model import DistilledCard, Exchange, Room, preview_of
 from palace_lab.redact import merge_counts, redact, redact_text
 

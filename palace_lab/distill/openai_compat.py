@@ -2,7 +2,7 @@
 
 Concept: the shared LLM distiller (:mod:`palace_lab.distill.llm_distiller`: the project's
 prompt, redaction before sending, schema check, one repair turn, fallback card, cost cap) over
-:class:`palace_lab.llm_openai.OpenAICompatClient` — Ollama, llama.cpp's server, vLLM, LM
+:class:`palace_lab.llm.openai.OpenAICompatClient` — Ollama, llama.cpp's server, vLLM, LM
 Studio, anything serving ``/v1/chat/completions``. No key, no cost and nothing leaving the
 machine are the defaults; a key (named by the environment variable that holds it) and prices
 are opt-in, for a remote server.
@@ -26,8 +26,8 @@ from palace_lab.distill.base import Distiller, register
 from palace_lab.distill.llm_distiller import DEFAULT_MAX_EXCHANGE_CHARS, LLMDistiller
 from palace_lab.distill.prompt import DEFAULT_TEMPLATE
 from palace_lab.errors import DistillError
-from palace_lab.llm_cost import price_or_free
-from palace_lab.llm_openai import BACKEND, OpenAICompatClient, api_base, require_model
+from palace_lab.llm.cost import price_or_free
+from palace_lab.llm.openai import BACKEND, OpenAICompatClient, api_base, require_model
 
 
 def key_from_env(variable: str | None) -> str | None:

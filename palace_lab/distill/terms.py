@@ -15,7 +15,14 @@ from collections.abc import Iterable
 
 from palace_lab.distill.base import CorpusStats
 
-TERM = re.compile(r"[A-Za-z_][\w\-./]*\w|\d+(?:\.\d+)?[a-zA-Z%]*")
+# What a term looks like, for every module that reads terms out of text (one home, named by use):
+WORD = r"[A-Za-z_][\w\-./]*\w"  # a word, identifier, dotted name or path: letter/_ ... word char
+NUMBER = r"\d+(?:\.\d+)?"
+TERM = re.compile(rf"{WORD}|{NUMBER}[a-zA-Z%]*")  # salience: a number keeps its unit (30s, 95%)
+WORD_TERM = re.compile(WORD)  # words only (the memory units' vocabulary)
+FACT_TERM = re.compile(rf"{WORD}|{NUMBER}")  # words and bare numbers (fact checks)
+LOOSE_TERM = re.compile(r"[a-z0-9_][\w\-./]*", re.I)  # any run from a letter, digit or _ (pack)
+RUN = re.compile(r"[\w./\-]+")  # any run of word characters, dots, slashes, dashes
 STOPWORDS = frozenset(
     """
     a an the and or but if then else of to in on at by for with from into onto as is are was

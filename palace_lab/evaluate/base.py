@@ -3,7 +3,7 @@
 - **Run**: what one search mode returned for each query, ``{query_id: {exchange_id: score}}``.
   A higher score ranks higher. The rank of a result is derived, never stored: results are
   sorted by score descending and ties are broken by exchange id *ascending*, the order the
-  search engine shows (``palace_lab.search.fusion.ranked``), so what is evaluated is what the
+  search engine shows (:func:`palace_lab.model.rank_order`), so what is evaluated is what the
   person saw, whatever the dict's insertion order. (trec_eval breaks ties by docno
   *descending*; on a run file without tied scores the two agree exactly.)
 - **Qrels**: graded relevance judgments, ``{query_id: {exchange_id: grade}}`` with integer
@@ -17,6 +17,8 @@ from __future__ import annotations
 
 from collections.abc import Mapping
 
+from palace_lab.model import rank_order
+
 Run = dict[str, dict[str, float]]
 Qrels = dict[str, dict[str, int]]
 
@@ -26,7 +28,7 @@ DEFAULT_REL_LEVEL = 2  # DESIGN.md: "grade >= 2 counts as relevant unless set"
 
 def ranked(results: Mapping[str, float]) -> list[str]:
     """Exchange ids of one query's results, best first (score descending, then id ascending)."""
-    return [doc for doc, _ in sorted(results.items(), key=lambda kv: (-kv[1], kv[0]))]
+    return [doc for doc, _ in rank_order(results)]
 
 
 def top_k(results: Mapping[str, float], k: int | None) -> list[str]:

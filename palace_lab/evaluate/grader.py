@@ -30,7 +30,7 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from palace_lab.evaluate.base import GRADES, Qrels
-from palace_lab.llm import run_bounded
+from palace_lab.llm.client import run_bounded
 
 MARKER = "[palace_lab:grade]"
 TOOL_NAME = "record_grade"

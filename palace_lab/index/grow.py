@@ -1,7 +1,7 @@
 """Growing an HNSW index in place of rebuilding it, when a large layer changed a little.
 
 A vector index folder also holds ``rows.json``: per row, the embedding key of the text that row
-was built from (:func:`palace_lab.embed.embedding_key`). When a layer's content changed, the
+was built from (:func:`palace_lab.index.embed.embedding_key`). When a layer's content changed, the
 previous folder of the same slot is the *base*; comparing its rows with the layer's texts now:
 
 - a row whose exchange is gone, or whose text changed (a replaced exchange), is removed from the

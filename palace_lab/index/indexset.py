@@ -21,7 +21,7 @@ from pathlib import Path
 
 import numpy as np
 
-from palace_lab.embed import (Embedder, embed_texts, embedding_key, get_embedder,
+from palace_lab.index.embed import (Embedder, embed_texts, embedding_key, get_embedder,
                               pending_embeddings)
 from palace_lab.errors import SearchError
 from palace_lab.index import cache as files
@@ -31,7 +31,7 @@ from palace_lab.index.exact import ExactIndex, Found
 from palace_lab.index.hnsw import HNSWIndex, HNSWParams
 from palace_lab.index.mechanisms import MECHANISMS, get_mechanism
 from palace_lab.index.tokenize import Tokenizer, TokenizerSettings
-from palace_lab.layers import get_layer, layer_texts
+from palace_lab.index.layers import get_layer, layer_texts
 from palace_lab.model import content_hash
 
 BuildProgress = Callable[[str, int, int], None]

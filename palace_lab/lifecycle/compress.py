@@ -18,7 +18,7 @@ the last exchange.
 Both run offline by default (``backend="rules"``); ``backend="anthropic"`` asks Claude and
 ``backend="openai-compat"`` a local model, both through :mod:`palace_lab.lifecycle.remote` (a
 client is required: :class:`~palace_lab.llm.LLMClient` or
-:class:`~palace_lab.llm_openai.OpenAICompatClient`; the cost cap and estimate are the caller's
+:class:`~palace_lab.llm.openai.OpenAICompatClient`; the cost cap and estimate are the caller's
 to show first). Ratios are ``tokens_before /
 tokens_after`` with the real tokenizer, where ``tokens_before`` is the session's dialogue.
 """

@@ -26,13 +26,13 @@ A pack is built from the distilled cards of one distiller version:
 from __future__ import annotations
 
 import json
-import re
 from collections import Counter
 from collections.abc import Sequence
 
 from palace_lab.redact import redact_card, redact_text
 from dataclasses import dataclass, field
 
+from palace_lab.distill.terms import LOOSE_TERM
 from palace_lab.errors import PalaceError, SearchError
 from palace_lab.lifecycle.consolidate import parse_time
 from palace_lab.lifecycle.importance import LEVELS, tag
@@ -42,7 +42,7 @@ from palace_lab.tokens import DEFAULT_ENCODING, count_tokens
 FORMATS = ("markdown", "json")
 IMPORTANCE = {"critical": 1.0, "high": 0.75, "medium": 0.5, "low": 0.25}
 HALF_LIFE_DAYS = 30.0
-_TERM = re.compile(r"[a-z0-9_][\w\-./]*", re.I)
+_TERM = LOOSE_TERM
 
 
 @dataclass(frozen=True)

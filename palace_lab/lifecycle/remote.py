@@ -1,7 +1,7 @@
 """The optional LLM paths: session compression by a model and an LLM preservation judge.
 
 Everything goes through a structured client (:class:`palace_lab.llm.LLMClient` for Claude, a
-forced tool call; :class:`palace_lab.llm_openai.OpenAICompatClient` for a local model, a JSON
+forced tool call; :class:`palace_lab.llm.openai.OpenAICompatClient` for a local model, a JSON
 answer; both with one repair turn, retries and a hard cost cap). Both the instructions and the user turn open
 with a marker (``[palace_lab:compress]``, ``[palace_lab:validate]``) so a transcript of our own
 calls is never ingested as the person's history. Text is redacted before it leaves the

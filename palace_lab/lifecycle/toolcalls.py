@@ -285,7 +285,7 @@ def toolcalls_layer_text(exchange: Exchange, card=None) -> str:
 
 
 def register_toolcalls_layer() -> None:
-    from palace_lab.layers import LayerSpec, register_layer
+    from palace_lab.index.layers import LayerSpec, register_layer
 
     register_layer("toolcalls", LayerSpec(
         False, toolcalls_layer_text,

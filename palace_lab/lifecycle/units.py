@@ -10,13 +10,13 @@ marked ``code``.
 from __future__ import annotations
 
 import math
-import re
 from collections import Counter
 from collections.abc import Sequence
 from dataclasses import dataclass
 from functools import cached_property
 
 from palace_lab.distill.rules import split_messages
+from palace_lab.distill.terms import WORD_TERM
 from palace_lab.lifecycle.facts import Fact, find_facts
 from palace_lab.lifecycle.importance import WEIGHTS, Tag, tag
 from palace_lab.lifecycle.sentences import filler_reason, pieces
@@ -24,7 +24,7 @@ from palace_lab.model import Exchange
 from palace_lab.tokens import DEFAULT_ENCODING, count_tokens
 
 SPEAKERS = {"user": "user", "assistant": "agent"}
-_TERM = re.compile(r"[A-Za-z_][\w\-./]*\w")
+_TERM = WORD_TERM
 _COMMON = frozenset("the and for with that this from have will are was you can not but all "
                     "its into now then also just what when which there here they them about "
                     "would should could been were more some very like over".split())

@@ -29,6 +29,7 @@ import re
 from dataclasses import dataclass, field
 from difflib import SequenceMatcher
 
+from palace_lab.distill.terms import FACT_TERM, NUMBER, RUN
 from palace_lab.lifecycle.facts import CONFIG, IDENT, QUANTITY, VERSION, Fact, find_facts, \
     quantity_key
 from palace_lab.lifecycle.importance import WEIGHTS, tag
@@ -36,8 +37,8 @@ from palace_lab.lifecycle.sentences import pieces, split_sentences
 
 SENTENCE_MATCH = 0.6
 NEAR = 0.85
-_TERM = re.compile(r"[A-Za-z_][\w\-./]*\w|\d+(?:\.\d+)?")
-_NUMBER = re.compile(r"(?<![\w.])\d+(?:\.\d+)?")
+_TERM = FACT_TERM
+_NUMBER = re.compile(rf"(?<![\w.]){NUMBER}")
 _SMALL = frozenset("the a an of to in on at by for with from and or is are was be it this that "
                    "we i you they as so but not no".split())
 
@@ -124,7 +125,7 @@ class _Compressed:
         self.text = " ".join(text.replace("`", "").split())
         self.sentences = [(s, _terms(s)) for line in re.split(r"\n|; ", text)
                           for s in split_sentences(line)]
-        self.idents = set(IDENT.findall(self.text)) | set(re.findall(r"[\w./\-]+", self.text))
+        self.idents = set(IDENT.findall(self.text)) | set(RUN.findall(self.text))
         self.configs = [(m.group(1).lstrip("-"), m.group(2)) for m in CONFIG.finditer(self.text)]
         self.quantities = [(quantity_key(self.text, m.start()), m.group(1), m.group(2), m.group(0))
                            for m in QUANTITY.finditer(self.text)]

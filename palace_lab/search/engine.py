@@ -26,11 +26,11 @@ from dataclasses import dataclass
 
 import numpy as np
 
-from palace_lab.embed import Embedder
+from palace_lab.index.embed import Embedder
 from palace_lab.errors import SearchError
 from palace_lab.index import IndexSet, LayerIndex
 from palace_lab.index.indexset import BuildProgress, require_cards
-from palace_lab.layers import get_layer
+from palace_lab.index.layers import get_layer
 from palace_lab.model import Hit
 from palace_lab.search import fusion
 from palace_lab.search.filters import Filters

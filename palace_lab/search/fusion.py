@@ -21,6 +21,8 @@ from collections.abc import Callable, Mapping, Sequence
 
 import numpy as np
 
+from palace_lab.model import rank_order as ranked  # (doc, score) best first, ties by id
+
 Run = Mapping[str, float]
 
 
@@ -69,11 +71,6 @@ def get_normaliser(name: str) -> Callable[[Run], dict[str, float]]:
         raise ValueError(f"unknown normaliser {name!r}; "
                          f"valid normalisers: {', '.join(NORMALISERS)}")
     return NORMALISERS[name]
-
-
-def ranked(run: Run) -> list[tuple[str, float]]:
-    """``(doc, score)`` best first; ties by doc id."""
-    return sorted(run.items(), key=lambda item: (-item[1], item[0]))
 
 
 def _sum(contributions: dict[str, list[float]]) -> dict[str, float]:

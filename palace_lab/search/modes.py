@@ -28,7 +28,7 @@ from dataclasses import dataclass
 
 from palace_lab.errors import SearchError
 from palace_lab.index.mechanisms import MECHANISMS
-from palace_lab.layers import LAYERS
+from palace_lab.index.layers import LAYERS
 
 FUSIONS: dict[str, dict] = {
     "rrf": {"params": {"k": 60.0}, "weights": False,

@@ -55,7 +55,7 @@ def _split_top_level(spec: str) -> list[str]:
 
 
 def cmd_modes(args) -> None:
-    from palace_lab.cli import _emit
+    from palace_lab.cli.common import _emit
     from palace_lab.search import list_modes
 
     modes = list_modes()
@@ -64,20 +64,20 @@ def cmd_modes(args) -> None:
 
 
 def _hits_from_run(run: dict, exchanges: dict) -> dict:
-    from palace_lab.views import hit_preview
+    from palace_lab.cli.views import hit_preview
+    from palace_lab.model import rank_order
 
     out = {}
     for qid, scores in run.items():
-        ranked = sorted(scores.items(), key=lambda kv: (-kv[1], kv[0]))
         out[qid] = [{"exchange_id": eid, "conversation_id": exchanges[eid].conversation_id,
                      "ply_start": exchanges[eid].ply_start, "ply_end": exchanges[eid].ply_end,
                      "rank": i + 1, "score": score, "preview": hit_preview(exchanges[eid])}
-                    for i, (eid, score) in enumerate(ranked) if eid in exchanges]
+                    for i, (eid, score) in enumerate(rank_order(scores)) if eid in exchanges]
     return out
 
 
 def cmd_search(args) -> None:
-    from palace_lab.cli import _emit, _palace
+    from palace_lab.cli.common import _emit, _palace
 
     if bool(args.query) == bool(args.queries):
         raise PalaceError("give either one QUERY or --queries FILE")
@@ -94,7 +94,7 @@ def cmd_search(args) -> None:
             _emit(args, hits, "\n".join(f"{h['rank']:>3}. {h['score']:.4f}  {h['exchange_id']}  "
                                         f"{h['preview'][:100]}" for h in hits) or "no hits")
             return
-        from palace_lab.cli import user_input
+        from palace_lab.cli.common import user_input
         from palace_lab.evaluate import read_queries
 
         texts = {q["query_id"]: _clean_query(q["query"])
@@ -116,7 +116,7 @@ def _tell_plan(plan, args) -> None:
 
 def cmd_index(args) -> None:
     """Build (or load) every index the named modes need, with progress on stderr."""
-    from palace_lab.cli import _emit, _palace
+    from palace_lab.cli.common import _emit, _palace
 
     modes = _modes(args.modes)
     with _palace(args) as palace:
@@ -134,7 +134,7 @@ def _summarise_build(log: list[dict]) -> list[dict]:
 
 
 def cmd_eval(args) -> None:
-    from palace_lab.cli import _emit, _palace, user_input
+    from palace_lab.cli.common import _emit, _palace, user_input
     from palace_lab.evaluate import evaluate_modes, read_qrels, read_queries
     from palace_lab.search import list_modes
 
@@ -155,7 +155,7 @@ def cmd_eval(args) -> None:
 def cmd_pack(args) -> None:
     from pathlib import Path
 
-    from palace_lab.cli import _emit, _palace
+    from palace_lab.cli.common import _emit, _palace
     from palace_lab.lifecycle import build_pack
 
     with _palace(args) as palace:
@@ -170,8 +170,8 @@ def cmd_pack(args) -> None:
 
 
 def cmd_import_queries(args) -> None:
-    from palace_lab.cli import _emit, _palace, user_input
-    from palace_lab.experiments import import_query_files
+    from palace_lab.cli.common import _emit, _palace, user_input
+    from palace_lab.experiments.query_sets import import_query_files
 
     with _palace(args, create=False) as palace:
         counts = user_input(import_query_files, palace, args.queries, args.qrels,
@@ -186,7 +186,7 @@ def cmd_bench(args) -> None:
     from pathlib import Path
 
     from palace_lab.bench import build_palace, load_benchmark, run_benchmark
-    from palace_lab.cli import _emit
+    from palace_lab.cli.common import _emit
 
     bench = load_benchmark(args.path, args.format, errata=args.errata)
     if not bench.questions:

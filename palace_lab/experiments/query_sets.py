@@ -21,7 +21,7 @@ from pathlib import Path
 
 import numpy as np
 
-from palace_lab.embed import Embedder
+from palace_lab.index.embed import Embedder
 from palace_lab.evaluate.base import Qrels, Run
 from palace_lab.evaluate.io import read_qrels, read_queries
 from palace_lab.evaluate.metrics import per_query

@@ -9,23 +9,24 @@ mode string.
 The grid searches *weighted* reciprocal rank fusion, ``wRRF(d) = w·1/(k + rank_A(d)) +
 (1 − w)·1/(k + rank_B(d))`` (RRF of Cormack et al. 2009 with per-run weights, as in Bruch et al.
 2023, "An analysis of fusion functions for hybrid retrieval", ACM TOIS 42(1)). At ``w = 0.5`` it
-ranks exactly as ``rrf(A,B;k=K)``; the mode language has no weighted RRF yet, so other weights
-are measured here but cannot be typed as a mode. Cross-validation is
+ranks exactly as ``rrf(A,B;k=K)``. It is the mode language's ``wrrf``
+(:func:`palace_lab.search.fusion.wrrf`), so every point of the grid is a mode string that can be
+typed into a search. Cross-validation is
 :func:`palace_lab.evaluate.sweep.tune` (k folds over queries), so the in-sample best and the
 held-out score stand side by side.
 """
 
 from __future__ import annotations
 
-import math
 from collections.abc import Mapping, Sequence
 
 from palace_lab.evaluate.base import Qrels, Run
 from palace_lab.evaluate.metrics import evaluate
 from palace_lab.evaluate.sweep import Tuning, tune
 from palace_lab.search import fusion
+from palace_lab.search.engine import MIN_DEPTH
 
-DEPTH = 100
+DEPTH = MIN_DEPTH  # the depth the engine runs a fused mode's parts at
 CUT = 10
 METRICS = ("mrr", "p@1", "ndcg@10", "mean_grade@10")
 WEIGHTS = (0.0, 0.1, 0.2, 0.3, 0.4, 0.5, 0.6, 0.7, 0.8, 0.9, 1.0)
@@ -36,37 +37,23 @@ def _cut(scores: Mapping[str, float], cut: int) -> dict[str, float]:
     return dict(fusion.ranked(scores)[:cut])
 
 
-def weighted_rrf(runs: Sequence[Mapping[str, float]], weights: Sequence[float],
-                 k: float = 60) -> dict[str, float]:
-    """``Σ_i w_i / (k + rank_i(d))`` over the runs that retrieved d (fsum: order-free)."""
-    if len(weights) != len(runs):
-        raise ValueError(f"weighted rrf needs one weight per run: {len(runs)} runs, {len(weights)} weights")
-    parts: dict[str, list[float]] = {}
-    for run, w in zip(runs, weights):
-        for rank, (doc, _) in enumerate(fusion.ranked(run), start=1):
-            parts.setdefault(doc, []).append(w / (k + rank))
-    return {d: math.fsum(p) for d, p in parts.items()}
-
-
 def fused(a: Run, b: Run, method: str, *, weight: float = 0.5, k: float = 60,
           norm: str | None = None, cut: int = CUT) -> Run:
-    """Runs ``a`` and ``b`` fused per query by ``rrf``, ``wsum`` or ``wrrf`` and cut to ``cut``."""
+    """Runs ``a`` and ``b`` fused per query by ``rrf``, ``wsum`` or ``wrrf`` (weights ``weight`` and
+    ``1 − weight``) and cut to ``cut``."""
     out: Run = {}
     for qid in sorted(set(a) | set(b)):
         parts = [a.get(qid, {}), b.get(qid, {})]
-        if method == "wrrf":
-            scores = weighted_rrf(parts, [weight, 1.0 - weight], k)
-        else:
-            scores = fusion.fuse(method, parts, weights=[weight, 1.0 - weight], k=k, norm=norm)
+        scores = fusion.fuse(method, parts, weights=[weight, 1.0 - weight], k=k, norm=norm)
         out[qid] = _cut(scores, cut)
     return out
 
 
 def mode_strings(a: str, b: str, *, weight: float, k: float, norm: str) -> dict[str, str]:
-    """What each fused row is, as a mode string where the mode language can say it."""
+    """What each fused row is, as the mode string that searches it."""
     return {"rrf": f"rrf({a},{b};k={k:g})",
             "wsum": f"wsum({a}={weight:g},{b}={1 - weight:g};norm={norm})",
-            "wrrf": f"weighted rrf: {weight:g}×{a} + {1 - weight:g}×{b}, k={k:g}"}
+            "wrrf": _point_name(a, b, {"w": weight, "k": k})}
 
 
 def live_rows(a_name: str, b_name: str, a: Run, b: Run, qrels: Qrels, *, weight: float, k: float,

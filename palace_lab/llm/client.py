@@ -4,7 +4,7 @@ The distiller, the LLM grader and the compression judge all need the same thing:
 instruction prefix plus one item, get back a JSON object that matches a schema, pay as little
 as possible and never more than the person allowed. :class:`LLMClient` does that over the
 Anthropic Messages API; the policy it shares with the OpenAI-compatible client (validation,
-one repair turn, retries with backoff, the cost cap) lives in :mod:`palace_lab.llm_base`.
+one repair turn, retries with backoff, the cost cap) lives in :mod:`palace_lab.llm.base`.
 
 Invariants:
 
@@ -28,7 +28,7 @@ from pathlib import Path
 from typing import Any
 
 from palace_lab.errors import DistillError
-from palace_lab.llm_base import (  # noqa: F401 - re-exported: the one import for callers
+from palace_lab.llm.base import (  # noqa: F401 - re-exported: the one import for callers
     FAILED,
     FATAL,
     TRANSIENT,
@@ -43,7 +43,7 @@ from palace_lab.llm_base import (  # noqa: F401 - re-exported: the one import fo
     run_bounded,
     validated,
 )
-from palace_lab.llm_cost import (  # noqa: F401 - re-exported
+from palace_lab.llm.cost import (  # noqa: F401 - re-exported
     BATCH_DISCOUNT,
     PRICES_USD_PER_MTOK,
     Budget,
@@ -57,7 +57,7 @@ from palace_lab.llm_cost import (  # noqa: F401 - re-exported
     resolve_prices,
     worst_case_cost,
 )
-from palace_lab.llm_schema import validate  # noqa: F401 - re-exported
+from palace_lab.llm.schema import validate  # noqa: F401 - re-exported
 
 __all__ = [
     "BATCH_DISCOUNT", "PRICES_USD_PER_MTOK", "BatchStatus", "BoundedRun", "Budget", "LLMClient",

@@ -2,7 +2,7 @@
 
 Ollama, llama.cpp's ``llama-server``, vLLM and LM Studio all serve ``POST /v1/chat/completions``
 and ``GET /v1/models`` on localhost. :class:`OpenAICompatClient` speaks that protocol with the
-policy every client shares (:mod:`palace_lab.llm_base`: validation against the schema, one
+policy every client shares (:mod:`palace_lab.llm.base`: validation against the schema, one
 repair turn, retries with backoff, the cost cap), so the distiller, the LLM grader and the
 lifecycle compressor run on a local model exactly as they run on Claude.
 
@@ -24,7 +24,7 @@ Invariants:
 - Transient: 408, 409, 429, 5xx, timeouts, dropped connections. Fatal (every later call would
   fail alike): 401, 403, 404 (an unknown model or a wrong URL), a refused connection (the
   server is not running). Any other 4xx fails the one call.
-- Cost is 0 unless prices are given (:func:`palace_lab.llm_cost.price_or_free`); usage is
+- Cost is 0 unless prices are given (:func:`palace_lab.llm.cost.price_or_free`); usage is
   charged as the server reports it, or estimated from characters when it reports none.
 """
 
@@ -38,9 +38,9 @@ from typing import Any
 from urllib.parse import urlsplit
 
 from palace_lab.errors import DistillError
-from palace_lab.llm_base import (FAILED, FATAL, TRANSIENT, Check, LLMResult, StructuredClient,
+from palace_lab.llm.base import (FAILED, FATAL, TRANSIENT, Check, LLMResult, StructuredClient,
                                   System, Tool, repair_note, validated)
-from palace_lab.llm_cost import Prices, Usage, estimate_tokens, price_or_free
+from palace_lab.llm.cost import Prices, Usage, estimate_tokens, price_or_free
 
 BACKEND = "openai-compat"
 RESPONSE_FORMATS = ("json_schema", "json_object", "none")  # tried in this order

@@ -1,14 +1,14 @@
 """The retrieval half of the 11x story: what searching the distilled cards keeps.
 
 Best distilled MRR / best verbatim MRR, the best cross-layer mode and the default mode, over
-:data:`palace_lab.experiments.DEFAULT_MODES` on the judged queries of one query set, as the
-paper reports them (0.717 / 0.745 = 96%; best cross-layer 0.759).
+:data:`palace_lab.experiments.query_sets.DEFAULT_MODES` on the judged queries of one query set,
+as the paper reports them (0.717 / 0.745 = 96%; best cross-layer 0.759).
 
 The figures are a derived cache, computed ahead (``./lab app`` runs ``python -m
-palace_lab.story --db DB`` before the server starts) and read by the Overview: a small JSON file
-in ``<palace>.indexes/figures/``, named by a hash of everything it depends on (exchanges and
-cards, distiller version, embedder, modes, queries, judgments, the code that computes it), so a
-stale figure is never shown and a fresh server reads it without loading any model.
+palace_lab.experiments.story --db DB`` before the server starts) and read by the Overview: a small
+JSON file in ``<palace>.indexes/figures/``, named by a hash of everything it depends on
+(exchanges and cards, distiller version, embedder, modes, queries, judgments, the code that
+computes it), so a stale figure is never shown and a fresh server reads it without loading any model.
 """
 
 from __future__ import annotations
@@ -21,17 +21,13 @@ import os
 from collections.abc import Callable
 from pathlib import Path
 
-from palace_lab import experiments
+from palace_lab.experiments import query_sets as experiments
 from palace_lab.index.cache import cache_root, cards_fingerprint
 from palace_lab.model import content_hash
 from palace_lab.search import DEFAULT_MODE
 
-PAPER = {"best_verbatim_value": 0.745, "best_distilled_value": 0.717,
-         "distilled_over_verbatim": 0.96, "best_cross_value": 0.759, "cross_gain": 0.014}
-PAPER_TEXT = ("Paper: best distilled 0.717 / best verbatim 0.745 = 96%; best cross-layer 0.759 "
-              "(+0.014).")
-_CODE = ("palace_lab.story", "palace_lab.search.engine", "palace_lab.search.fusion",
-         "palace_lab.search.modes", "palace_lab.layers", "palace_lab.evaluate.metrics",
+_CODE = ("palace_lab.experiments.story", "palace_lab.search.engine", "palace_lab.search.fusion",
+         "palace_lab.search.modes", "palace_lab.index.layers", "palace_lab.evaluate.metrics",
          "palace_lab.evaluate.report")
 
 
@@ -85,7 +81,7 @@ def retrieval_figures(palace, *, distiller: str | None, query_set: str | None, e
 
 
 def _engine(palace, distiller: str, embedder: str):
-    from palace_lab.embed import get_embedder
+    from palace_lab.index.embed import get_embedder
     from palace_lab.search import SearchEngine
 
     return SearchEngine(palace, distiller=distiller, embedder=get_embedder(embedder))
@@ -107,10 +103,11 @@ def _compute(engine, modes, queries, qrels, progress) -> dict:
 
 
 def main(argv: list[str] | None = None) -> int:
-    """``python -m palace_lab.story --db DB``: compute (or find) the figures, print them."""
+    """``python -m palace_lab.experiments.story --db DB``: compute (or find) the figures, print."""
     from palace_lab.store import Palace
 
-    parser = argparse.ArgumentParser(prog="python -m palace_lab.story", description=main.__doc__)
+    parser = argparse.ArgumentParser(prog="python -m palace_lab.experiments.story",
+                                     description=main.__doc__)
     parser.add_argument("--db", required=True)
     parser.add_argument("--embedder", default=os.environ.get("PALACE_LAB_EMBEDDER") or "minilm")
     args = parser.parse_args(argv)

@@ -4,11 +4,11 @@ A *structured call* sends a fixed instruction prefix plus one item and gets back
 that matches a schema. :class:`StructuredClient` owns the policy of such a call; a subclass
 owns only the transport (how a request is written, sent, read and classified when it fails).
 Two transports exist: the Anthropic Messages API (:class:`palace_lab.llm.LLMClient`) and any
-OpenAI-compatible chat-completions server (:class:`palace_lab.llm_openai.OpenAICompatClient`).
+OpenAI-compatible chat-completions server (:class:`palace_lab.llm.openai.OpenAICompatClient`).
 
 Invariants, for every transport:
 
-- The answer is validated here (:func:`palace_lab.llm_schema.validate`, plus an optional
+- The answer is validated here (:func:`palace_lab.llm.schema.validate`, plus an optional
   ``check`` for rules a schema cannot say); an invalid answer gets exactly ONE repair turn
   (the errors go back to the model), then the call returns a failed :class:`LLMResult`
   instead of raising.
@@ -16,7 +16,7 @@ Invariants, for every transport:
   with exponential backoff and jitter, honouring ``retry-after``; a refused key or an unknown
   model (``fatal``) raises :class:`~palace_lab.errors.DistillError`, since every later call
   would fail the same way.
-- Money goes through :class:`palace_lab.llm_cost.Budget`: a call that could pass the cap is
+- Money goes through :class:`palace_lab.llm.cost.Budget`: a call that could pass the cap is
   refused with :class:`~palace_lab.errors.BudgetExceededError` before it is sent.
 """
 
@@ -33,8 +33,8 @@ from dataclasses import dataclass, field, replace
 from typing import Any
 
 from palace_lab.errors import BudgetExceededError, DistillError
-from palace_lab.llm_cost import Budget, Usage, estimate_at, worst_case_cost
-from palace_lab.llm_schema import validate
+from palace_lab.llm.cost import Budget, Usage, estimate_at, worst_case_cost
+from palace_lab.llm.schema import validate
 
 MAX_RETRY_AFTER_S = 120.0
 TRANSIENT, FATAL, FAILED = "transient", "fatal", "failed"  # what classify() may answer
@@ -174,7 +174,7 @@ class StructuredClient(ABC):
     def estimate_cost(
         self, texts: Iterable[str], expected_output_tokens: int, *, batch: bool = False
     ) -> float:
-        """See :func:`palace_lab.llm_cost.estimate_at`, at this client's price."""
+        """See :func:`palace_lab.llm.cost.estimate_at`, at this client's price."""
         return estimate_at(texts, expected_output_tokens, self.price, batch=batch)
 
     # -- the transport (subclasses) --------------------------------------------------------

@@ -9,7 +9,7 @@ import subprocess
 import sys
 from pathlib import Path
 
-APP = Path(__file__).resolve().parent.parent / "app.py"
+APP = Path(__file__).resolve().parents[2] / "app.py"
 
 
 def launch(*, db: str | None = None, port: int = 8501, headless: bool = False) -> int:

@@ -21,19 +21,20 @@ from collections.abc import Iterable, Mapping, Sequence
 
 import numpy as np
 
-from palace_lab.embed import Embedder, embed_texts
+from palace_lab.index.embed import Embedder, embed_texts
 from palace_lab.evaluate.base import DEFAULT_REL_LEVEL, Qrels, Run
 from palace_lab.evaluate.metrics import evaluate
 from palace_lab.index.bm25 import BM25Index
 from palace_lab.index.exact import top_k
 from palace_lab.index.tokenize import Tokenizer
-from palace_lab.layers import get_layer
+from palace_lab.index.layers import get_layer
 from palace_lab.search import fusion
+from palace_lab.search.engine import MIN_DEPTH
 from palace_lab.search.modes import FusedMode, PureMode, parse_mode
 
 TRIAL_MODES = ("bm25:core", "exact:core", "bm25:verbatim", "rrf(bm25:verbatim,exact:core;k=60)")
 TRIAL_METRICS = ("mrr", "p@1", "ndcg@10")
-DEPTH = 100
+DEPTH = MIN_DEPTH  # each part of a fused mode to the engine's depth
 
 
 def choose_sample(palace, qrels: Qrels, *, n: int = 40, seed: int = 0,

@@ -46,7 +46,7 @@ def cmd_watch(args) -> None:
     import signal
 
     from palace_lab.agent.watch import Watcher
-    from palace_lab.cli import _emit, _palace
+    from palace_lab.cli.common import _emit, _palace
 
     with _palace(args, create=True) as palace:
         watcher = Watcher(palace, args.paths, distiller=args.distiller, embedder=args.embedder,

@@ -15,7 +15,7 @@ one text at a time without padding:
 
 GELU is the exact ``x·Φ(x)``; Φ uses the erf approximation 7.1.26 of Abramowitz & Stegun
 (|error| < 1.5e-7, below float32 resolution). Vectors match the torch model's to about 1e-6
-in cosine (:func:`palace_lab.embed` tests compare them), so they are used under the same
+in cosine (:func:`palace_lab.index.embed` tests compare them), so they are used under the same
 embedder name.
 """
 

@@ -1,0 +1,57 @@
+"""What every command shares: the palace it opens, how it prints (``--json``: exactly one JSON
+document on stdout), progress on stderr, the exit codes, and the turning of a bad input file
+into one clear line. Imported by :mod:`~palace_lab.cli.main` and each command module, never the
+other way round."""
+
+from __future__ import annotations
+
+import json
+import os
+import sys
+
+from palace_lab.errors import InputError, PalaceError
+
+EXIT_ERROR, EXIT_UNEXPECTED, EXIT_INTERRUPTED = 1, 2, 130
+
+
+def _emit(args, data, text: str | None = None) -> None:
+    if args.json:
+        text = json.dumps(data, ensure_ascii=False, indent=1, default=str)
+        try:
+            text.encode("utf-8")
+        except UnicodeEncodeError:  # a lone surrogate from some source: \u escapes keep it
+            text = json.dumps(data, ensure_ascii=True, indent=1, default=str)
+        sys.stdout.write(text + "\n")
+    else:
+        print(text if text is not None else json.dumps(data, indent=1, default=str))
+
+
+def _progress(desc: str, total: int | None = None):
+    from tqdm import tqdm
+
+    return tqdm(total=total, desc=desc, file=sys.stderr, leave=False,
+                disable=not sys.stderr.isatty() or os.environ.get("PALACE_LAB_NO_PROGRESS") == "1")
+
+
+def _palace(args, create: bool = False):
+    from palace_lab.settings import Settings
+    from palace_lab.store import Palace
+
+    db = Settings.from_env(db=getattr(args, "db", None)).db
+    if db is None:
+        raise PalaceError("no palace file: pass --db PATH or set PALACE_LAB_DB")
+    palace = Palace.open(db, create=create, adopt_empty=getattr(args, "new_palace", False))
+    palace.on_wait = _tell_waiting
+    return palace
+
+
+def _tell_waiting(path) -> None:
+    print(f"palace-lab: another process is writing to {path}; waiting for it…", file=sys.stderr)
+
+
+def user_input(fn, *args, **kwargs):
+    """Call ``fn`` on a file the person gave; what is wrong with it becomes one clear line."""
+    try:
+        return fn(*args, **kwargs)
+    except (ValueError, OverflowError) as exc:
+        raise InputError(str(exc)) from None
