@@ -94,11 +94,10 @@ def cmd_search(args) -> None:
             _emit(args, hits, "\n".join(f"{h['rank']:>3}. {h['score']:.4f}  {h['exchange_id']}  "
                                         f"{h['preview'][:100]}" for h in hits) or "no hits")
             return
-        from palace_lab.cli.common import user_input
         from palace_lab.evaluate import read_queries
 
         texts = {q["query_id"]: _clean_query(q["query"])
-                 for q in user_input(read_queries, args.queries)}
+                 for q in read_queries(args.queries)}
         exchanges = {e.exchange_id: e for e in palace.exchanges()}
         modes = _modes(args.modes or args.mode)
         result = {m: _hits_from_run(engine.run(texts, m, args.k, _filters(args)), exchanges)
@@ -134,21 +133,21 @@ def _summarise_build(log: list[dict]) -> list[dict]:
 
 
 def cmd_eval(args) -> None:
-    from palace_lab.cli.common import _emit, _palace, user_input
+    from palace_lab.cli.common import _emit, _palace
     from palace_lab.evaluate import evaluate_modes, read_qrels, read_queries
     from palace_lab.search import list_modes
 
     queries = [{**q, "query": _clean_query(q["query"])}
-               for q in user_input(read_queries, args.queries)]
-    qrels = user_input(read_qrels, args.qrels)
+               for q in read_queries(args.queries)]
+    qrels = read_qrels(args.qrels)
     names = _modes(args.modes)
     known = {m["name"]: m for m in list_modes()}
     modes = [known.get(n, n) for n in names]
     with _palace(args) as palace:
         engine = _engine(args, palace)
         engine.prepare(names, progress=_build_progress())
-        report = user_input(evaluate_modes, engine.run, modes, queries, qrels, k=args.k,
-                            correction=args.correction, test=args.test)
+        report = evaluate_modes(engine.run, modes, queries, qrels, k=args.k,
+                                correction=args.correction, test=args.test)
     _emit(args, report.to_dict(), report.to_markdown())
 
 
@@ -159,23 +158,19 @@ def cmd_pack(args) -> None:
     from palace_lab.lifecycle import build_pack
 
     with _palace(args) as palace:
-        try:
-            pack = build_pack(palace, args.budget, focus_query=args.query, project=args.project,
-                              room=args.room, distiller=args.distiller, fmt=args.format)
-        except ValueError as exc:
-            raise PalaceError(str(exc)) from None
+        pack = build_pack(palace, args.budget, focus_query=args.query, project=args.project,
+                          room=args.room, distiller=args.distiller, fmt=args.format)
     Path(args.out).expanduser().write_text(pack.text, "utf-8")
     summary = {**pack.summary(), "out": str(args.out)}
     _emit(args, summary, f"wrote {args.out}: {summary}")
 
 
 def cmd_import_queries(args) -> None:
-    from palace_lab.cli.common import _emit, _palace, user_input
+    from palace_lab.cli.common import _emit, _palace
     from palace_lab.experiments.query_sets import import_query_files
 
     with _palace(args, create=False) as palace:
-        counts = user_input(import_query_files, palace, args.queries, args.qrels,
-                            query_set=args.set)
+        counts = import_query_files(palace, args.queries, args.qrels, query_set=args.set)
     _emit(args, {"query_set": args.set, **counts},
           f"query set {args.set!r}: {counts['queries']} queries, {counts['judgments']} judgments"
           f" ({counts['dangling']} for exchanges not in this palace)")

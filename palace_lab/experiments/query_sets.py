@@ -21,6 +21,7 @@ from pathlib import Path
 
 import numpy as np
 
+from palace_lab.errors import InputError
 from palace_lab.index.embed import Embedder
 from palace_lab.evaluate.base import Qrels, Run
 from palace_lab.evaluate.io import read_qrels, read_queries
@@ -107,14 +108,14 @@ def significance(runs: Mapping[str, Run], qrels: Qrels, *, metric: str = "mrr",
                  correction: str = "holm", test: str = "t") -> Comparison:
     """Every pair of modes tested on per-query ``metric``, corrected over all pairs."""
     if len(runs) < 2:
-        raise ValueError("a significance matrix needs at least two modes")
+        raise InputError("a significance matrix needs at least two modes")
     values = {m: per_query(qrels, run, [metric])[metric] for m, run in runs.items()}
     return compare_values(values, metric, None, test=test, correction=_correction(correction))
 
 
 def _correction(name: str) -> str:
     if name not in CORRECTIONS:
-        raise ValueError(f"unknown correction {name!r}; valid corrections: {', '.join(CORRECTIONS)}")
+        raise InputError(f"unknown correction {name!r}; valid corrections: {', '.join(CORRECTIONS)}")
     return name
 
 

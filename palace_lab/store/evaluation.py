@@ -10,6 +10,8 @@ from __future__ import annotations
 import json
 import uuid
 
+from palace_lab.errors import InputError
+
 JUDGE_PRECEDENCE = ("human", "qrels", "llm")
 
 
@@ -42,7 +44,7 @@ class EvaluationMixin:
         for qid, docs in qrels.items():
             for eid, grade in docs.items():
                 if int(grade) not in (0, 1, 2, 3):
-                    raise ValueError(f"grade {grade!r} for {qid}/{eid} is not 0-3")
+                    raise InputError(f"grade {grade!r} for {qid}/{eid} is not 0-3")
                 rows.append((qid, eid, int(grade), judge, now_iso()))
         with self.transaction() as tx:
             tx.executemany("INSERT OR REPLACE INTO judgments VALUES (?,?,?,?,?)", rows)
