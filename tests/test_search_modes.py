@@ -356,3 +356,12 @@ def test_hnsw_build_parameters_are_keyword_only():
         HNSWIndex.build(np.eye(4, dtype=np.float32), 8)  # type: ignore[misc]
     index = HNSWIndex.build(np.eye(4, dtype=np.float32), connectivity=8, expansion_search=16)
     assert index.params.connectivity == 8 and index.params.expansion_add == 128
+
+
+def test_a_mode_list_splits_only_between_modes():
+    from palace_lab.search.modes import mode_names, parse_mode_list
+
+    assert parse_mode_list("bm25:core, rrf(bm25:verbatim,hnsw:core;k=60),,hnsw:core") == [
+        "bm25:core", "rrf(bm25:verbatim,hnsw:core;k=60)", "hnsw:core"]
+    assert parse_mode_list("all") == parse_mode_list("") == mode_names()
+    assert "hybrid-wrrf" in parse_mode_list("presets") and "bm25:core" not in parse_mode_list("presets")

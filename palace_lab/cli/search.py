@@ -31,27 +31,9 @@ def _filters(args) -> dict | None:
 
 
 def _modes(spec: str) -> list[str]:
-    from palace_lab.search import list_modes
+    from palace_lab.search.modes import parse_mode_list
 
-    if spec in ("all", ""):
-        return [m["name"] for m in list_modes()]
-    if spec == "presets":
-        return [m["name"] for m in list_modes() if m["kind"] == "cross"]
-    return [m.strip() for m in _split_top_level(spec) if m.strip()]
-
-
-def _split_top_level(spec: str) -> list[str]:
-    """Split a comma list of modes without splitting inside a fusion's parentheses."""
-    parts, depth, current = [], 0, ""
-    for ch in spec:
-        depth += ch == "("
-        depth -= ch == ")"
-        if ch == "," and depth == 0:
-            parts.append(current)
-            current = ""
-        else:
-            current += ch
-    return parts + [current]
+    return parse_mode_list(spec)
 
 
 def cmd_modes(args) -> None:
