@@ -46,16 +46,10 @@ def cmd_modes(args) -> None:
 
 
 def _hits_from_run(run: dict, exchanges: dict) -> dict:
-    from palace_lab.cli.views import hit_preview
-    from palace_lab.model import rank_order
+    from palace_lab.model import hits_of, rank_order
 
-    out = {}
-    for qid, scores in run.items():
-        out[qid] = [{"exchange_id": eid, "conversation_id": exchanges[eid].conversation_id,
-                     "ply_start": exchanges[eid].ply_start, "ply_end": exchanges[eid].ply_end,
-                     "rank": i + 1, "score": score, "preview": hit_preview(exchanges[eid])}
-                    for i, (eid, score) in enumerate(rank_order(scores)) if eid in exchanges]
-    return out
+    return {qid: [h.to_dict() for h in hits_of(rank_order(scores), exchanges)]
+            for qid, scores in run.items()}
 
 
 def cmd_search(args) -> None:
