@@ -197,10 +197,15 @@ def _build_progress():
 
 def add_search_commands(command) -> None:
     """Register the retrieval subcommands on the main parser."""
-    from palace_lab.search.modes import DEFAULT_MODE
-
     command("modes", cmd_modes, "list search modes: every pure mode and the cross-layer presets",
             db=False)
+    for add in (_add_search, _add_index, _add_eval, _add_bench, _add_import_queries, _add_pack):
+        add(command)
+
+
+def _add_search(command) -> None:
+    from palace_lab.search.modes import DEFAULT_MODE
+
     c = command("search", cmd_search, "search one query, or a queries file over several modes")
     c.add_argument("query", nargs="?", help="the query (or use --queries)")
     c.add_argument("--queries", help="JSONL file of {query_id, query, type?} for a batch run")
@@ -214,12 +219,20 @@ def add_search_commands(command) -> None:
                    help="embed at most N texts inside a search before leaving a vector layer "
                         "out (default 500)")
     _common(c)
+
+
+def _add_index(command) -> None:
+    from palace_lab.search.modes import DEFAULT_MODE
+
     c = command("index", cmd_index, "build the indexes the modes need (embedding vector layers, "
                 "with progress), so searches never wait or leave a layer out")
     c.add_argument("--modes", default=DEFAULT_MODE,
                    help=f"all | presets | M1,M2,… (default: {DEFAULT_MODE})")
     c.add_argument("--distiller", help="distiller version for distilled layers (default: latest)")
     c.add_argument("--embedder", default="minilm", help="minilm (default) or fake (tests)")
+
+
+def _add_eval(command) -> None:
     c = command("eval", cmd_eval, "evaluate modes on graded queries: the paper-style table")
     c.add_argument("--queries", required=True, help="JSONL file of {query_id, query, type?}")
     c.add_argument("--qrels", required=True, help="TREC qrels or JSON {query_id: {exchange_id: grade}}")
@@ -227,6 +240,9 @@ def add_search_commands(command) -> None:
     c.add_argument("--test", default="t", choices=["t", "wilcoxon"], help="paired test")
     c.add_argument("--correction", default="holm", choices=["holm", "bonferroni"])
     _common(c)
+
+
+def _add_bench(command) -> None:
     from palace_lab.bench import FORMATS as BENCH_FORMATS
 
     c = command("bench", cmd_bench, "run a public memory benchmark (LoCoMo, DevMemBench, "
@@ -243,11 +259,17 @@ def add_search_commands(command) -> None:
     c.add_argument("--correction", default="bonferroni", choices=["holm", "bonferroni"])
     c.add_argument("--keep", metavar="DB", help="keep the benchmark's palace at DB, with its "
                    "questions as a query set for the app")
+
+
+def _add_import_queries(command) -> None:
     c = command("import-queries", cmd_import_queries,
                 "store a queries file and its graded qrels in the palace (for the app)")
     c.add_argument("queries", help="JSONL file of {query_id, query, type?}")
     c.add_argument("--qrels", required=True, help="TREC qrels or JSON {query_id: {exchange_id: grade}}")
     c.add_argument("--set", default="sample", help="query set name (default: sample)")
+
+
+def _add_pack(command) -> None:
     c = command("pack", cmd_pack, "write a memory pack of distilled cards that fits a token budget")
     c.add_argument("--budget", type=int, required=True, help="token budget (e.g. 39000)")
     c.add_argument("--out", required=True, help="file to write (Markdown or JSON)")
