@@ -81,7 +81,8 @@ def test_the_projects_own_modules_are_imported_without_guards():
         for node in ast.walk(ast.parse(path.read_text())):
             if isinstance(node, ast.Try) and any(_catches_import_error(h) for h in node.handlers):
                 own = [n for stmt in node.body for n in ast.walk(stmt)
-                       if isinstance(n, ast.ImportFrom) and (n.module or "").startswith("palace_lab")]
+                       if isinstance(n, ast.ImportFrom)
+                       and (n.module or "").startswith("palace_lab")]
                 if own:
                     offenders.append(f"{path.relative_to(ROOT)}:{node.lineno}")
     assert offenders == []

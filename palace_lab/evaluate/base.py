@@ -40,7 +40,7 @@ def top_k(results: Mapping[str, float], k: int | None) -> list[str]:
 
 
 def check_grade(grade: object, where: str) -> int:
-    """``grade`` as an int 0-3, or an :class:`~palace_lab.errors.InputError` that says ``where`` it came from."""
+    """``grade`` as an int 0-3, or an InputError that says ``where`` it came from."""
     try:
         value = float(grade)  # type: ignore[arg-type]
     except (TypeError, ValueError):
@@ -52,11 +52,12 @@ def check_grade(grade: object, where: str) -> int:
 
 
 def check_run(run: Mapping[str, Mapping[str, float]], name: str = "run") -> Run:
-    """A copy of ``run`` with float scores, or an :class:`~palace_lab.errors.InputError` naming the bad entry."""
+    """A copy of ``run`` with float scores, or an InputError naming the bad entry."""
     out: Run = {}
     for qid, results in run.items():
         if not isinstance(results, Mapping):
-            raise InputError(f"{name}: query {qid!r} maps to {type(results).__name__}, not {{doc: score}}")
+            raise InputError(f"{name}: query {qid!r} maps to {type(results).__name__}, "
+                             "not {doc: score}")
         try:
             out[str(qid)] = {str(d): float(s) for d, s in results.items()}
         except (TypeError, ValueError):
@@ -65,7 +66,7 @@ def check_run(run: Mapping[str, Mapping[str, float]], name: str = "run") -> Run:
 
 
 def check_qrels(qrels: Mapping[str, Mapping[str, object]], name: str = "qrels") -> Qrels:
-    """A copy of ``qrels`` with int grades 0-3, or an :class:`~palace_lab.errors.InputError` naming the bad pair."""
+    """A copy of ``qrels`` with int grades 0-3, or an InputError naming the bad pair."""
     return {
         str(qid): {str(d): check_grade(g, f"{name}: {qid}/{d}") for d, g in docs.items()}
         for qid, docs in qrels.items()

@@ -159,7 +159,8 @@ def read_qrels(path: str | Path, *, fmt: str = "auto") -> Qrels:
 
 def _check_id(value: str, what: str) -> str:
     if not value or any(c.isspace() for c in value):
-        raise InputError(f"{what} {value!r} is empty or contains whitespace; TREC files cannot hold it")
+        raise InputError(f"{what} {value!r} is empty or contains whitespace; "
+                         "TREC files cannot hold it")
     return value
 
 

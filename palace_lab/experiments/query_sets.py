@@ -52,7 +52,7 @@ def set_rows(palace) -> list[dict]:
     judges: dict[str, dict[str, int]] = {}
     judged: dict[str, set] = {}
     by_query = {q["query_id"]: q["query_set"] for q in palace.queries()}
-    for qid, _eid, judge in palace.conn.execute("SELECT query_id, exchange_id, judge FROM judgments"):
+    for qid, _eid, judge in palace.judgment_rows():
         qset = by_query.get(qid)
         if qset is None:
             continue
@@ -109,5 +109,6 @@ def significance(runs: Mapping[str, Run], qrels: Qrels, *, metric: str = "mrr",
 
 def _correction(name: str) -> str:
     if name not in CORRECTIONS:
-        raise InputError(f"unknown correction {name!r}; valid corrections: {', '.join(CORRECTIONS)}")
+        raise InputError(f"unknown correction {name!r}; "
+                         f"valid corrections: {', '.join(CORRECTIONS)}")
     return name

@@ -100,8 +100,9 @@ def _terms(text: str) -> set[str]:
 def relevance(palace, query: str, exchanges: dict, cards: dict, *, distiller: str,
               search_mode: str) -> dict[str, float]:
     """Relevance 0-1 of each candidate to the focus query (see the module docstring). A mode
-    that does not parse is the caller's mistake and raises :class:`~palace_lab.errors.SearchError`; only an engine
-    that cannot run on this palace falls back to term overlap."""
+    that does not parse is the caller's mistake and raises
+    :class:`~palace_lab.errors.SearchError`; only an engine that cannot run on this palace falls
+    back to term overlap."""
     from palace_lab.search import SearchEngine, parse_mode
 
     parse_mode(search_mode)
