@@ -33,8 +33,9 @@ class SearchError(PalaceError):
     """A mode string or an index could not be used."""
 
 
-class InputError(PalaceError):
-    """A file or value the person gave is not usable (a broken queries line, a bad grade)."""
+class InputError(PalaceError, ValueError):
+    """A file or value the person gave is not usable (a broken queries line, a bad grade, a pack
+    budget below its header). A ``ValueError`` too, as validation errors are."""
 
 
 class TooLargeError(PalaceError):

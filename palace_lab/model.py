@@ -13,7 +13,7 @@ Identity and storage live in :mod:`palace_lab.store`; these are plain frozen val
 from __future__ import annotations
 
 import hashlib
-from collections.abc import Mapping
+from collections.abc import Iterable, Mapping
 from dataclasses import asdict, dataclass, field, fields
 
 ROLES = ("user", "assistant", "tool_call", "tool_result", "system")
@@ -120,7 +120,8 @@ class Exchange(_Serialisable):
 
     @property
     def preview(self) -> str:
-        return preview_of(self.request or self.dialogue)
+        """The opening user message, else the start of the dialogue, else of the exchange."""
+        return preview_of(self.request or self.dialogue or self.verbatim)
 
 
 def preview_of(text: str, limit: int = 200) -> str:
@@ -218,3 +219,16 @@ class Hit(_Serialisable):
     rank: int
     score: float
     preview: str
+
+
+def hits_of(ranked: Iterable[tuple[str, float]], exchanges: Mapping[str, Exchange]) -> list[Hit]:
+    """Hits of ranked ``(exchange_id, score)`` pairs, numbered from 1 over the exchanges found
+    (one that left the palace since its index was built is skipped): one search's hits and a
+    batch's per-query hits alike."""
+    hits: list[Hit] = []
+    for eid, score in ranked:
+        e = exchanges.get(eid)
+        if e is not None:
+            hits.append(Hit(eid, e.conversation_id, e.ply_start, e.ply_end, len(hits) + 1, score,
+                            e.preview))
+    return hits

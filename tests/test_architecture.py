@@ -66,3 +66,23 @@ def test_the_top_level_reads_at_a_glance():
     """Loose modules at the top of palace_lab/ are the few shared nouns; the rest is packages."""
     loose = sorted(p.name for p in (ROOT / "palace_lab").glob("*.py") if p.name != "__init__.py")
     assert len(loose) <= 10, loose
+
+
+def _catches_import_error(handler: ast.ExceptHandler) -> bool:
+    names = handler.type.elts if isinstance(handler.type, ast.Tuple) else [handler.type]
+    return any(isinstance(n, ast.Name) and n.id in ("ImportError", "ModuleNotFoundError")
+               for n in names)
+
+
+def test_the_projects_own_modules_are_imported_without_guards():
+    """An ImportError guard around palace_lab's own modules hides a broken install."""
+    offenders = []
+    for path in (ROOT / "palace_lab").rglob("*.py"):
+        for node in ast.walk(ast.parse(path.read_text())):
+            if isinstance(node, ast.Try) and any(_catches_import_error(h) for h in node.handlers):
+                own = [n for stmt in node.body for n in ast.walk(stmt)
+                       if isinstance(n, ast.ImportFrom)
+                       and (n.module or "").startswith("palace_lab")]
+                if own:
+                    offenders.append(f"{path.relative_to(ROOT)}:{node.lineno}")
+    assert offenders == []

@@ -6,7 +6,7 @@ from palace_lab.distill.base import Distiller, DistillOutcome
 from palace_lab.distill.run import distill_palace
 from palace_lab.errors import BatchPendingError, BudgetExceededError
 from palace_lab.model import Conversation, DistilledCard, Message, Room
-from palace_lab.segment import segment
+from palace_lab.ingest.segment import segment
 
 
 def fill(palace, n=5):

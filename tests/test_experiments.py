@@ -8,6 +8,7 @@ import pytest
 import lab_palaces
 from palace_lab.experiments import query_sets as experiments
 from palace_lab.index.embed import FakeEmbedder
+from palace_lab.index.memo import MemoEmbedder
 from palace_lab.evaluate.io import write_qrels, write_queries
 from palace_lab.search import SearchEngine
 
@@ -61,7 +62,7 @@ def test_memo_embedder_embeds_each_text_once_and_keeps_the_name():
             calls.append(list(texts))
             return super().embed_batch(texts)
 
-    memo = experiments.MemoEmbedder(Counting(), size=2)
+    memo = MemoEmbedder(Counting(), size=2)
     assert memo.name == FakeEmbedder().name and memo.dim == 384
     a = memo.embed_batch(["x", "y", "x"])
     b = memo.embed_batch(["y", "x"])

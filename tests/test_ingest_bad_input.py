@@ -72,7 +72,7 @@ def test_fifty_megabyte_single_line(tmp_path, palace):
     assert report.totals()["skipped"] == {"invalid_json": 1, "exchange_truncated": 1}
     assert len(palace.exchanges()) == 2
     assert len(palace.messages(SID)[1].text) == 50 << 20  # the archive keeps every character
-    from palace_lab.segment import CUT_NOTE, MAX_EXCHANGE_CHARS
+    from palace_lab.ingest.segment import CUT_NOTE, MAX_EXCHANGE_CHARS
 
     big = palace.exchanges()[1]  # what feeds cards and indexes is bounded, with a marker
     assert CUT_NOTE in big.verbatim and len(big.verbatim) < MAX_EXCHANGE_CHARS + 200

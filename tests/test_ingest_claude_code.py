@@ -8,7 +8,7 @@ import pytest
 
 from conftest import write_jsonl
 from palace_lab.ingest import claude_code, discover, ingest_paths
-from palace_lab.segment import segment
+from palace_lab.ingest.segment import segment
 
 SID = "5f0c2d1e-0000-4000-8000-000000000001"
 

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from conftest import write_jsonl
 from palace_lab.ingest import codex
-from palace_lab.segment import segment
+from palace_lab.ingest.segment import segment
 
 
 def line(kind, payload, ts="2026-05-11T08:00:00Z"):

@@ -88,3 +88,13 @@ def test_bad_budgets_and_missing_cards_are_clear_errors(palace, tmp_path):
     with build_palace(tmp_path / "bare.db", days=1, per_day=1, distill=False) as bare:
         with pytest.raises(PalaceError, match="run `palace-lab distill"):
             build_pack(bare, 1000)
+
+
+def test_bad_inputs_are_input_errors_and_a_mistyped_mode_is_refused(palace):
+    from palace_lab.errors import InputError, SearchError
+
+    with pytest.raises(InputError, match="positive number of tokens"):
+        build_pack(palace, 0)
+    with pytest.raises(SearchError, match="bm25:verbatimm"):  # never a silent term-overlap pack
+        build_pack(palace, 5000, focus_query="cache", search_mode="bm25:verbatimm")
+    assert build_pack(palace, 5000, focus_query="cache", search_mode="bm25:verbatim").items

@@ -94,7 +94,7 @@ def test_check_kinds_name_each_check_once_and_skip_lookers():
 def test_the_toolcalls_layer_is_registered_and_matches_the_message_block(palace):
     from palace_lab.index.layers import LAYERS
     from palace_lab.model import Conversation
-    from palace_lab.segment import segment
+    from palace_lab.ingest.segment import segment
 
     conv = Conversation("c1", "claude-code", tuple(claude_code_exchange()), project="proj")
     with palace.transaction() as tx:

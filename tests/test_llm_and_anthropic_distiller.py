@@ -198,6 +198,20 @@ def test_529_until_give_up_falls_back_with_the_error(stub):
     assert outcome.cost_usd == 0 and d.spent_usd == 0
 
 
+class BrokenRules(StandInRules):
+    def distill_batch(self, exchanges, *, stats):
+        raise RuntimeError("the rules broke")
+
+
+def test_a_broken_fallback_is_recorded_beside_the_first_error(stub):
+    stub.push(error(500), error(500), error(500))
+    d = distiller(stub, fallback=BrokenRules())
+    [outcome] = d.distill_batch([exchange(1)], stats=STATS)
+    assert outcome.card.fallback and outcome.card.exchange_core  # the request, shortened
+    assert "InternalServerError (500)" in outcome.error
+    assert "the fallback distiller failed too (RuntimeError: the rules broke)" in outcome.error
+
+
 def test_the_default_fallback_is_the_rules_distiller(stub):
     pytest.importorskip("palace_lab.distill.rules", reason="the rules distiller is not written yet")
     stub.push(error(500), error(500), error(500))

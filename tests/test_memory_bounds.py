@@ -57,7 +57,7 @@ def test_a_line_over_the_limit_is_skipped_and_the_next_kept(tmp_path, palace, mo
 
 def test_one_exchange_contributes_a_bounded_text_with_a_marker():
     from palace_lab.model import Conversation, Message
-    from palace_lab.segment import CUT_NOTE, MAX_EXCHANGE_CHARS, MAX_MESSAGE_CHARS, segment
+    from palace_lab.ingest.segment import CUT_NOTE, MAX_EXCHANGE_CHARS, MAX_MESSAGE_CHARS, segment
 
     huge = "start " + "y" * (3 * MAX_MESSAGE_CHARS) + " the end"
     messages = tuple(Message("c", i, "tool_result" if i else "user", huge if i else "go", f"k{i}",

@@ -356,3 +356,26 @@ def test_hnsw_build_parameters_are_keyword_only():
         HNSWIndex.build(np.eye(4, dtype=np.float32), 8)  # type: ignore[misc]
     index = HNSWIndex.build(np.eye(4, dtype=np.float32), connectivity=8, expansion_search=16)
     assert index.params.connectivity == 8 and index.params.expansion_add == 128
+
+
+def test_a_mode_list_splits_only_between_modes():
+    from palace_lab.search.modes import mode_names, parse_mode_list
+
+    assert parse_mode_list("bm25:core, rrf(bm25:verbatim,hnsw:core;k=60),,hnsw:core") == [
+        "bm25:core", "rrf(bm25:verbatim,hnsw:core;k=60)", "hnsw:core"]
+    assert parse_mode_list("all") == parse_mode_list("") == mode_names()
+    presets = parse_mode_list("presets")
+    assert "hybrid-wrrf" in presets and "bm25:core" not in presets
+
+
+def test_one_search_and_a_batch_give_the_same_hits():
+    from palace_lab.model import Exchange, hits_of
+
+    def ex(eid, request, verbatim):
+        return Exchange(exchange_id=eid, conversation_id="c", ply_start=0, ply_end=1,
+                        request=request, verbatim=verbatim, dialogue="")
+
+    found = {"a": ex("a", "fix the pool", "user: fix the pool"), "b": ex("b", "", "tool: ls")}
+    hits = hits_of([("b", 2.0), ("gone", 1.5), ("a", 1.0)], found)
+    assert [(h.exchange_id, h.rank, h.preview) for h in hits] == [("b", 1, "tool: ls"),
+                                                                  ("a", 2, "fix the pool")]

@@ -8,7 +8,7 @@ import pytest
 
 from palace_lab.errors import StoreError
 from palace_lab.model import Conversation, Message
-from palace_lab.segment import segment
+from palace_lab.ingest.segment import segment
 from palace_lab.store import Palace
 from palace_lab.store.migrations import MIGRATIONS
 

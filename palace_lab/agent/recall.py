@@ -166,11 +166,8 @@ class Recall:
         """A markdown memory pack of at most ``budget`` tokens, citing exchange ids."""
         from palace_lab.lifecycle import build_pack
 
-        try:
-            pack = build_pack(self.palace, budget, focus_query=query or None,
-                              project=project or None, distiller=self._distiller)
-        except ValueError as exc:
-            raise PalaceError(str(exc)) from None
+        pack = build_pack(self.palace, budget, focus_query=query or None,
+                          project=project or None, distiller=self._distiller)
         return {**pack.summary(), "text": pack.text, "notice": NOTICE}
 
     @_serialised

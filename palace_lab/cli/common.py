@@ -1,7 +1,8 @@
 """What every command shares: the palace it opens, how it prints (``--json``: exactly one JSON
-document on stdout), progress on stderr, the exit codes, and the turning of a bad input file
-into one clear line. Imported by :mod:`~palace_lab.cli.main` and each command module, never the
-other way round."""
+document on stdout), progress on stderr, the exit codes. Imported by :mod:`~palace_lab.cli.main`
+and each command module, never the other way round. What the person gets wrong arrives here as
+a :class:`~palace_lab.errors.PalaceError` raised where it is found (validation raises
+:class:`~palace_lab.errors.InputError`), so no command catches piecemeal."""
 
 from __future__ import annotations
 
@@ -9,7 +10,7 @@ import json
 import os
 import sys
 
-from palace_lab.errors import InputError, PalaceError
+from palace_lab.errors import PalaceError
 
 EXIT_ERROR, EXIT_UNEXPECTED, EXIT_INTERRUPTED = 1, 2, 130
 
@@ -47,11 +48,3 @@ def _palace(args, create: bool = False):
 
 def _tell_waiting(path) -> None:
     print(f"palace-lab: another process is writing to {path}; waiting for it…", file=sys.stderr)
-
-
-def user_input(fn, *args, **kwargs):
-    """Call ``fn`` on a file the person gave; what is wrong with it becomes one clear line."""
-    try:
-        return fn(*args, **kwargs)
-    except (ValueError, OverflowError) as exc:
-        raise InputError(str(exc)) from None

@@ -127,6 +127,23 @@ def build_parser() -> argparse.ArgumentParser:
     command("exchanges", cmd_exchanges, "list exchanges in conversation order")
     c = command("cards", cmd_cards, "list distilled cards of one distiller version")
     c.add_argument("--distiller", help="distiller version (default: the latest)")
+    _add_distill(command)
+    c = command("budget", cmd_budget, "token budgets of the verbatim and distilled layers")
+    c.add_argument("--distiller", help="distiller version (default: the latest)")
+    c.add_argument("--encoding", default="cl100k_base", choices=["cl100k_base", "o200k_base"])
+    from palace_lab.cli.search import add_search_commands
+
+    add_search_commands(command)
+    from palace_lab.cli.agent import add_agent_commands
+
+    add_agent_commands(command)
+    c = command("app", cmd_app, "start the Streamlit lab on 127.0.0.1", json_=False)
+    c.add_argument("--port", type=int, default=8501)
+    c.add_argument("--headless", action="store_true", help="do not open a browser")
+    return p
+
+
+def _add_distill(command) -> None:
     c = command("distill", cmd_distill, "distill pending exchanges into cards")
     c.add_argument("--distiller", default="rules",
                    help="backend: rules (default), anthropic or openai-compat")
@@ -141,19 +158,6 @@ def build_parser() -> argparse.ArgumentParser:
                    '{"MODEL": {"input": ..., "output": ...}} (openai-compat costs 0 without)')
     c.add_argument("--limit", type=int, help="distill at most N pending exchanges")
     c.add_argument("--yes", action="store_true", help="confirm a paid run's cost estimate")
-    c = command("budget", cmd_budget, "token budgets of the verbatim and distilled layers")
-    c.add_argument("--distiller", help="distiller version (default: the latest)")
-    c.add_argument("--encoding", default="cl100k_base", choices=["cl100k_base", "o200k_base"])
-    from palace_lab.cli.search import add_search_commands
-
-    add_search_commands(command)
-    from palace_lab.cli.agent import add_agent_commands
-
-    add_agent_commands(command)
-    c = command("app", cmd_app, "start the Streamlit lab on 127.0.0.1", json_=False)
-    c.add_argument("--port", type=int, default=8501)
-    c.add_argument("--headless", action="store_true", help="do not open a browser")
-    return p
 
 
 def main(argv: list[str] | None = None) -> int:

@@ -31,27 +31,9 @@ def _filters(args) -> dict | None:
 
 
 def _modes(spec: str) -> list[str]:
-    from palace_lab.search import list_modes
+    from palace_lab.search.modes import parse_mode_list
 
-    if spec in ("all", ""):
-        return [m["name"] for m in list_modes()]
-    if spec == "presets":
-        return [m["name"] for m in list_modes() if m["kind"] == "cross"]
-    return [m.strip() for m in _split_top_level(spec) if m.strip()]
-
-
-def _split_top_level(spec: str) -> list[str]:
-    """Split a comma list of modes without splitting inside a fusion's parentheses."""
-    parts, depth, current = [], 0, ""
-    for ch in spec:
-        depth += ch == "("
-        depth -= ch == ")"
-        if ch == "," and depth == 0:
-            parts.append(current)
-            current = ""
-        else:
-            current += ch
-    return parts + [current]
+    return parse_mode_list(spec)
 
 
 def cmd_modes(args) -> None:
@@ -64,16 +46,10 @@ def cmd_modes(args) -> None:
 
 
 def _hits_from_run(run: dict, exchanges: dict) -> dict:
-    from palace_lab.cli.views import hit_preview
-    from palace_lab.model import rank_order
+    from palace_lab.model import hits_of, rank_order
 
-    out = {}
-    for qid, scores in run.items():
-        out[qid] = [{"exchange_id": eid, "conversation_id": exchanges[eid].conversation_id,
-                     "ply_start": exchanges[eid].ply_start, "ply_end": exchanges[eid].ply_end,
-                     "rank": i + 1, "score": score, "preview": hit_preview(exchanges[eid])}
-                    for i, (eid, score) in enumerate(rank_order(scores)) if eid in exchanges]
-    return out
+    return {qid: [h.to_dict() for h in hits_of(rank_order(scores), exchanges)]
+            for qid, scores in run.items()}
 
 
 def cmd_search(args) -> None:
@@ -94,11 +70,10 @@ def cmd_search(args) -> None:
             _emit(args, hits, "\n".join(f"{h['rank']:>3}. {h['score']:.4f}  {h['exchange_id']}  "
                                         f"{h['preview'][:100]}" for h in hits) or "no hits")
             return
-        from palace_lab.cli.common import user_input
         from palace_lab.evaluate import read_queries
 
         texts = {q["query_id"]: _clean_query(q["query"])
-                 for q in user_input(read_queries, args.queries)}
+                 for q in read_queries(args.queries)}
         exchanges = {e.exchange_id: e for e in palace.exchanges()}
         modes = _modes(args.modes or args.mode)
         result = {m: _hits_from_run(engine.run(texts, m, args.k, _filters(args)), exchanges)
@@ -134,21 +109,21 @@ def _summarise_build(log: list[dict]) -> list[dict]:
 
 
 def cmd_eval(args) -> None:
-    from palace_lab.cli.common import _emit, _palace, user_input
+    from palace_lab.cli.common import _emit, _palace
     from palace_lab.evaluate import evaluate_modes, read_qrels, read_queries
     from palace_lab.search import list_modes
 
     queries = [{**q, "query": _clean_query(q["query"])}
-               for q in user_input(read_queries, args.queries)]
-    qrels = user_input(read_qrels, args.qrels)
+               for q in read_queries(args.queries)]
+    qrels = read_qrels(args.qrels)
     names = _modes(args.modes)
     known = {m["name"]: m for m in list_modes()}
     modes = [known.get(n, n) for n in names]
     with _palace(args) as palace:
         engine = _engine(args, palace)
         engine.prepare(names, progress=_build_progress())
-        report = user_input(evaluate_modes, engine.run, modes, queries, qrels, k=args.k,
-                            correction=args.correction, test=args.test)
+        report = evaluate_modes(engine.run, modes, queries, qrels, k=args.k,
+                                correction=args.correction, test=args.test)
     _emit(args, report.to_dict(), report.to_markdown())
 
 
@@ -159,23 +134,19 @@ def cmd_pack(args) -> None:
     from palace_lab.lifecycle import build_pack
 
     with _palace(args) as palace:
-        try:
-            pack = build_pack(palace, args.budget, focus_query=args.query, project=args.project,
-                              room=args.room, distiller=args.distiller, fmt=args.format)
-        except ValueError as exc:
-            raise PalaceError(str(exc)) from None
+        pack = build_pack(palace, args.budget, focus_query=args.query, project=args.project,
+                          room=args.room, distiller=args.distiller, fmt=args.format)
     Path(args.out).expanduser().write_text(pack.text, "utf-8")
     summary = {**pack.summary(), "out": str(args.out)}
     _emit(args, summary, f"wrote {args.out}: {summary}")
 
 
 def cmd_import_queries(args) -> None:
-    from palace_lab.cli.common import _emit, _palace, user_input
+    from palace_lab.cli.common import _emit, _palace
     from palace_lab.experiments.query_sets import import_query_files
 
     with _palace(args, create=False) as palace:
-        counts = user_input(import_query_files, palace, args.queries, args.qrels,
-                            query_set=args.set)
+        counts = import_query_files(palace, args.queries, args.qrels, query_set=args.set)
     _emit(args, {"query_set": args.set, **counts},
           f"query set {args.set!r}: {counts['queries']} queries, {counts['judgments']} judgments"
           f" ({counts['dangling']} for exchanges not in this palace)")
@@ -226,10 +197,15 @@ def _build_progress():
 
 def add_search_commands(command) -> None:
     """Register the retrieval subcommands on the main parser."""
-    from palace_lab.search.modes import DEFAULT_MODE
-
     command("modes", cmd_modes, "list search modes: every pure mode and the cross-layer presets",
             db=False)
+    for add in (_add_search, _add_index, _add_eval, _add_bench, _add_import_queries, _add_pack):
+        add(command)
+
+
+def _add_search(command) -> None:
+    from palace_lab.search.modes import DEFAULT_MODE
+
     c = command("search", cmd_search, "search one query, or a queries file over several modes")
     c.add_argument("query", nargs="?", help="the query (or use --queries)")
     c.add_argument("--queries", help="JSONL file of {query_id, query, type?} for a batch run")
@@ -243,12 +219,20 @@ def add_search_commands(command) -> None:
                    help="embed at most N texts inside a search before leaving a vector layer "
                         "out (default 500)")
     _common(c)
+
+
+def _add_index(command) -> None:
+    from palace_lab.search.modes import DEFAULT_MODE
+
     c = command("index", cmd_index, "build the indexes the modes need (embedding vector layers, "
                 "with progress), so searches never wait or leave a layer out")
     c.add_argument("--modes", default=DEFAULT_MODE,
                    help=f"all | presets | M1,M2,… (default: {DEFAULT_MODE})")
     c.add_argument("--distiller", help="distiller version for distilled layers (default: latest)")
     c.add_argument("--embedder", default="minilm", help="minilm (default) or fake (tests)")
+
+
+def _add_eval(command) -> None:
     c = command("eval", cmd_eval, "evaluate modes on graded queries: the paper-style table")
     c.add_argument("--queries", required=True, help="JSONL file of {query_id, query, type?}")
     c.add_argument("--qrels", required=True, help="TREC qrels or JSON {query_id: {exchange_id: grade}}")
@@ -256,6 +240,9 @@ def add_search_commands(command) -> None:
     c.add_argument("--test", default="t", choices=["t", "wilcoxon"], help="paired test")
     c.add_argument("--correction", default="holm", choices=["holm", "bonferroni"])
     _common(c)
+
+
+def _add_bench(command) -> None:
     from palace_lab.bench import FORMATS as BENCH_FORMATS
 
     c = command("bench", cmd_bench, "run a public memory benchmark (LoCoMo, DevMemBench, "
@@ -272,11 +259,17 @@ def add_search_commands(command) -> None:
     c.add_argument("--correction", default="bonferroni", choices=["holm", "bonferroni"])
     c.add_argument("--keep", metavar="DB", help="keep the benchmark's palace at DB, with its "
                    "questions as a query set for the app")
+
+
+def _add_import_queries(command) -> None:
     c = command("import-queries", cmd_import_queries,
                 "store a queries file and its graded qrels in the palace (for the app)")
     c.add_argument("queries", help="JSONL file of {query_id, query, type?}")
     c.add_argument("--qrels", required=True, help="TREC qrels or JSON {query_id: {exchange_id: grade}}")
     c.add_argument("--set", default="sample", help="query set name (default: sample)")
+
+
+def _add_pack(command) -> None:
     c = command("pack", cmd_pack, "write a memory pack of distilled cards that fits a token budget")
     c.add_argument("--budget", type=int, required=True, help="token budget (e.g. 39000)")
     c.add_argument("--out", required=True, help="file to write (Markdown or JSON)")

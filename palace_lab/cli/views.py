@@ -2,8 +2,6 @@
 
 from __future__ import annotations
 
-from palace_lab.model import preview_of
-
 
 def exchange_rows(palace) -> list[dict]:
     """The ``exchanges --json`` contract: one dict per exchange, in conversation order."""
@@ -11,11 +9,6 @@ def exchange_rows(palace) -> list[dict]:
              "ply_start": e.ply_start, "ply_end": e.ply_end, "preview": e.preview,
              "files_touched": list(e.files_touched), "project": e.project,
              "timestamp": e.timestamp} for e in palace.exchanges()]
-
-
-def hit_preview(exchange) -> str:
-    """A hit's preview: the opening user message first, then the start of the exchange."""
-    return preview_of(exchange.request or exchange.dialogue or exchange.verbatim)
 
 
 def ingest_text(report) -> str:

@@ -17,7 +17,6 @@ Invariants (beyond the shared ones):
 from __future__ import annotations
 
 import json
-import os
 import time
 from collections.abc import Mapping, MutableMapping, Sequence
 from dataclasses import replace
@@ -36,6 +35,7 @@ from palace_lab.distill.prompt import DEFAULT_TEMPLATE, INSTRUCTIONS
 from palace_lab.errors import BatchPendingError, BudgetExceededError
 from palace_lab.llm.client import LLMClient, LLMResult, price_for, resolve_prices, run_bounded
 from palace_lab.model import Exchange
+from palace_lab.settings import Settings
 
 DEFAULT_MODEL = "claude-haiku-4-5"
 STATE_PREFIX = "anthropic.batch"
@@ -82,7 +82,7 @@ class AnthropicDistiller(LLMDistiller):
         self.use_batches, self.batch_threshold = use_batches, batch_threshold
         self.state: MutableMapping[str, str] = state if state is not None else {}
         self.poll_interval_s, self.batch_wait_s = poll_interval_s, batch_wait_s
-        self._api_key = api_key if api_key is not None else os.environ.get("ANTHROPIC_API_KEY")
+        self._api_key = api_key if api_key is not None else Settings.from_env().anthropic_api_key
         self._base_url = base_url
         self._run_size = 0
         self._ahead: dict[str, Exchange] = {}  # prepared for this run, not yet distilled

@@ -228,7 +228,8 @@ class LLMDistiller(Distiller):
         if result.ok:
             card, error = self._with_keywords(self._card(job, result.data), job, stats), None
         else:
-            card, error = self._fallback_card(job, stats), result.error
+            card, problem = self._fallback_card(job, stats)
+            error = "; ".join(e for e in (result.error, problem) if e)
         return DistillOutcome(
             card=card,
             error=error,
@@ -263,24 +264,21 @@ class LLMDistiller(Distiller):
 
         return RulesDistiller().with_keywords(card, job.exchange, stats)
 
-    def _fallback_distiller(self) -> Distiller | None:
+    def _fallback_distiller(self) -> Distiller:
         if self._fallback is None:
-            try:
-                from palace_lab.distill.rules import RulesDistiller
-            except ImportError:
-                return None
+            from palace_lab.distill.rules import RulesDistiller
+
             self._fallback = RulesDistiller()
         return self._fallback
 
-    def _fallback_card(self, job: Job, stats: CorpusStats) -> DistilledCard:
-        card = None
-        fallback = self._fallback_distiller()
-        if fallback is not None:
-            try:
-                card = fallback.distill_batch([job.exchange], stats=stats)[0].card
-            except Exception:  # noqa: BLE001 - a broken fallback must not fail the whole run
-                card = None
-        if card is None:  # no rules distiller at all: the request itself, shortened
+    def _fallback_card(self, job: Job, stats: CorpusStats) -> tuple[DistilledCard, str | None]:
+        """The fallback distiller's card, marked; and what went wrong if even that failed (the
+        card is then the request itself, shortened)."""
+        problem = None
+        try:
+            card = self._fallback_distiller().distill_batch([job.exchange], stats=stats)[0].card
+        except Exception as exc:  # noqa: BLE001 - a broken fallback must not fail the whole run
+            problem = f"the fallback distiller failed too ({type(exc).__name__}: {exc})"
             card = DistilledCard(
                 job.exchange.exchange_id, self.version, preview_of(job.exchange.request), "", (), ()
             )
@@ -296,4 +294,4 @@ class LLMDistiller(Distiller):
             specific_context=redact_text(card.specific_context),
             room_assignments=rooms,
             files_touched=job.files,
-        )
+        ), problem

@@ -175,10 +175,8 @@ def files_touched_for(exchange: Exchange) -> tuple[str, ...]:
     """
     if exchange.files_touched:
         return tuple(exchange.files_touched)
-    try:
-        from palace_lab.files import files_touched
-    except ImportError:
-        return ()
+    from palace_lab.files import files_touched
+
     return tuple(files_touched(exchange.verbatim))
 
 

@@ -62,8 +62,7 @@ class KVState(MutableMapping):
         self.palace.kv_set(self.prefix + key, None)
 
     def __iter__(self):
-        rows = self.palace.conn.execute("SELECT key FROM kv WHERE key LIKE ?", (self.prefix + "%",))
-        return (r[0][len(self.prefix):] for r in rows)
+        return (key[len(self.prefix):] for key in self.palace.kv_keys(self.prefix))
 
     def __len__(self):
         return sum(1 for _ in self)

@@ -15,8 +15,10 @@ Both are plain dicts so that ranx, trec_eval files and JSON read and write them 
 
 from __future__ import annotations
 
+import math
 from collections.abc import Mapping
 
+from palace_lab.errors import InputError
 from palace_lab.model import rank_order
 
 Run = dict[str, dict[str, float]]
@@ -38,31 +40,33 @@ def top_k(results: Mapping[str, float], k: int | None) -> list[str]:
 
 
 def check_grade(grade: object, where: str) -> int:
-    """``grade`` as an int 0-3, or a ValueError that says ``where`` it came from."""
+    """``grade`` as an int 0-3, or an InputError that says ``where`` it came from."""
     try:
         value = float(grade)  # type: ignore[arg-type]
     except (TypeError, ValueError):
-        raise ValueError(f"{where}: grade {grade!r} is not a number (grades are 0-3)") from None
-    if isinstance(grade, bool) or value != int(value) or int(value) not in GRADES:
-        raise ValueError(f"{where}: grade {grade!r} is not one of 0, 1, 2, 3")
+        raise InputError(f"{where}: grade {grade!r} is not a number (grades are 0-3)") from None
+    if isinstance(grade, bool) or not math.isfinite(value) or value != int(value) \
+            or int(value) not in GRADES:
+        raise InputError(f"{where}: grade {grade!r} is not one of 0, 1, 2, 3")
     return int(value)
 
 
 def check_run(run: Mapping[str, Mapping[str, float]], name: str = "run") -> Run:
-    """A copy of ``run`` with float scores, or a ValueError naming the bad entry."""
+    """A copy of ``run`` with float scores, or an InputError naming the bad entry."""
     out: Run = {}
     for qid, results in run.items():
         if not isinstance(results, Mapping):
-            raise ValueError(f"{name}: query {qid!r} maps to {type(results).__name__}, not {{doc: score}}")
+            raise InputError(f"{name}: query {qid!r} maps to {type(results).__name__}, "
+                             "not {doc: score}")
         try:
             out[str(qid)] = {str(d): float(s) for d, s in results.items()}
         except (TypeError, ValueError):
-            raise ValueError(f"{name}: query {qid!r} has a score that is not a number") from None
+            raise InputError(f"{name}: query {qid!r} has a score that is not a number") from None
     return out
 
 
 def check_qrels(qrels: Mapping[str, Mapping[str, object]], name: str = "qrels") -> Qrels:
-    """A copy of ``qrels`` with int grades 0-3, or a ValueError naming the bad pair."""
+    """A copy of ``qrels`` with int grades 0-3, or an InputError naming the bad pair."""
     return {
         str(qid): {str(d): check_grade(g, f"{name}: {qid}/{d}") for d, g in docs.items()}
         for qid, docs in qrels.items()

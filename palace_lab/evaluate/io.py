@@ -20,6 +20,7 @@ import json
 from collections.abc import Iterable, Mapping
 from pathlib import Path
 
+from palace_lab.errors import InputError
 from palace_lab.evaluate.base import Qrels, Run, check_grade, check_qrels, check_run, ranked
 
 FORMATS = ("auto", "trec", "json")
@@ -27,7 +28,7 @@ FORMATS = ("auto", "trec", "json")
 
 def _pick_format(text: str, fmt: str, name: str) -> str:
     if fmt not in FORMATS:
-        raise ValueError(f"unknown format {fmt!r} for {name}; valid formats: {', '.join(FORMATS)}")
+        raise InputError(f"unknown format {fmt!r} for {name}; valid formats: {', '.join(FORMATS)}")
     if fmt != "auto":
         return fmt
     return "json" if text.lstrip().startswith("{") else "trec"
@@ -37,12 +38,12 @@ def _load_json(text: str, name: str) -> dict:
     try:
         data = json.loads(text)
     except json.JSONDecodeError as exc:
-        raise ValueError(f"{name}: line {exc.lineno}: not valid JSON ({exc.msg})") from None
+        raise InputError(f"{name}: line {exc.lineno}: not valid JSON ({exc.msg})") from None
     if not isinstance(data, dict):
-        raise ValueError(f"{name}: expected a JSON object {{query_id: {{exchange_id: value}}}}")
+        raise InputError(f"{name}: expected a JSON object {{query_id: {{exchange_id: value}}}}")
     for qid, docs in data.items():
         if not isinstance(docs, dict):
-            raise ValueError(f"{name}: query {qid!r} must map to an object {{exchange_id: value}}")
+            raise InputError(f"{name}: query {qid!r} must map to an object {{exchange_id: value}}")
     return data
 
 
@@ -58,7 +59,7 @@ def _read_text(path: str | Path) -> str:
     try:
         return Path(path).read_text(encoding="utf-8")
     except OSError as exc:
-        raise ValueError(f"cannot read {path}: {exc.strerror or exc}") from None
+        raise InputError(f"cannot read {path}: {exc.strerror or exc}") from None
 
 
 # ---------------------------------------------------------------------------------- queries
@@ -75,11 +76,11 @@ def parse_queries(text: str, name: str = "queries") -> list[dict]:
         try:
             obj = json.loads(line)
         except json.JSONDecodeError as exc:
-            raise ValueError(f"{where}: not valid JSON ({exc.msg})") from None
+            raise InputError(f"{where}: not valid JSON ({exc.msg})") from None
         query = _query_from(obj, where)
         qid = query["query_id"]
         if qid in seen:
-            raise ValueError(f"{where}: query_id {qid!r} repeats line {seen[qid]}")
+            raise InputError(f"{where}: query_id {qid!r} repeats line {seen[qid]}")
         seen[qid] = number
         out.append(query)
     return out
@@ -87,13 +88,13 @@ def parse_queries(text: str, name: str = "queries") -> list[dict]:
 
 def _query_from(obj: object, where: str) -> dict:
     if not isinstance(obj, dict):
-        raise ValueError(f"{where}: expected an object with query_id and query")
+        raise InputError(f"{where}: expected an object with query_id and query")
     for key in ("query_id", "query"):
         if not isinstance(obj.get(key), (str, int)) or not str(obj[key]).strip():
-            raise ValueError(f"{where}: missing or empty {key!r}")
+            raise InputError(f"{where}: missing or empty {key!r}")
     qtype = obj.get("type")
     if qtype is not None and not isinstance(qtype, str):
-        raise ValueError(f"{where}: 'type' must be a string")
+        raise InputError(f"{where}: 'type' must be a string")
     query = {"query_id": str(obj["query_id"]), "query": str(obj["query"])}
     if qtype:
         query["type"] = qtype
@@ -125,13 +126,13 @@ def parse_qrels(text: str, name: str = "qrels", *, fmt: str = "auto") -> Qrels:
     for number, fields in _lines(text):
         where = f"{name}: line {number}"
         if len(fields) != 4:
-            raise ValueError(
+            raise InputError(
                 f"{where}: expected 4 fields 'query_id 0 exchange_id grade', got {len(fields)}")
         qid, _iteration, doc, raw = fields
         grade = check_grade(raw, where)
         known = qrels.setdefault(qid, {})
         if doc in known and known[doc] != grade:
-            raise ValueError(f"{where}: {qid}/{doc} was already graded {known[doc]}, now {grade}")
+            raise InputError(f"{where}: {qid}/{doc} was already graded {known[doc]}, now {grade}")
         known[doc] = grade
     return qrels
 
@@ -158,7 +159,8 @@ def read_qrels(path: str | Path, *, fmt: str = "auto") -> Qrels:
 
 def _check_id(value: str, what: str) -> str:
     if not value or any(c.isspace() for c in value):
-        raise ValueError(f"{what} {value!r} is empty or contains whitespace; TREC files cannot hold it")
+        raise InputError(f"{what} {value!r} is empty or contains whitespace; "
+                         "TREC files cannot hold it")
     return value
 
 
@@ -168,7 +170,7 @@ def format_qrels(qrels: Mapping[str, Mapping[str, int]], *, fmt: str = "trec") -
     if fmt == "json":
         return json.dumps(clean, indent=1, sort_keys=True) + "\n"
     if fmt != "trec":
-        raise ValueError(f"unknown qrels format {fmt!r}; valid formats: trec, json")
+        raise InputError(f"unknown qrels format {fmt!r}; valid formats: trec, json")
     return "".join(
         f"{_check_id(qid, 'query id')} 0 {_check_id(doc, 'exchange id')} {clean[qid][doc]}\n"
         for qid in sorted(clean) for doc in sorted(clean[qid])
@@ -192,16 +194,16 @@ def parse_run(text: str, name: str = "run", *, fmt: str = "auto") -> Run:
     for number, fields in _lines(text):
         where = f"{name}: line {number}"
         if len(fields) != 6:
-            raise ValueError(
+            raise InputError(
                 f"{where}: expected 6 fields 'query_id Q0 exchange_id rank score tag', got {len(fields)}")
         qid, _q0, doc, _rank, raw, _tag = fields
         try:
             score = float(raw)
         except ValueError:
-            raise ValueError(f"{where}: score {raw!r} is not a number") from None
+            raise InputError(f"{where}: score {raw!r} is not a number") from None
         results = run.setdefault(qid, {})
         if doc in results:
-            raise ValueError(f"{where}: exchange {doc} appears twice for query {qid}")
+            raise InputError(f"{where}: exchange {doc} appears twice for query {qid}")
         results[doc] = score
     return run
 
@@ -217,7 +219,7 @@ def format_run(run: Mapping[str, Mapping[str, float]], *, fmt: str = "trec", tag
         ordered = {qid: {d: clean[qid][d] for d in ranked(clean[qid])} for qid in sorted(clean)}
         return json.dumps(ordered, indent=1) + "\n"
     if fmt != "trec":
-        raise ValueError(f"unknown run format {fmt!r}; valid formats: trec, json")
+        raise InputError(f"unknown run format {fmt!r}; valid formats: trec, json")
     _check_id(tag, "run tag")
     return "".join(
         f"{_check_id(qid, 'query id')} Q0 {_check_id(doc, 'exchange id')} {rank} {clean[qid][doc]!r} {tag}\n"

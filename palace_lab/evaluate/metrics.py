@@ -36,6 +36,7 @@ import re
 from collections.abc import Callable, Iterable, Mapping
 from dataclasses import dataclass
 
+from palace_lab.errors import InputError
 from palace_lab.evaluate.base import DEFAULT_REL_LEVEL, Qrels, Run, check_qrels, check_run, top_k
 
 Judged = Mapping[str, int]
@@ -160,28 +161,28 @@ def parse_metric(text: str, *, rel_level: int | None = None) -> Metric:
     match = _SYNTAX.fullmatch(text.strip().lower())
     valid = ", ".join(sorted(METRICS))
     if not match:
-        raise ValueError(f"cannot read metric {text!r}: write NAME, NAME@K or NAME@K-lLEVEL "
+        raise InputError(f"cannot read metric {text!r}: write NAME, NAME@K or NAME@K-lLEVEL "
                          f"with NAME one of {valid} (e.g. 'ndcg@10', 'p@1', 'mrr-l3')")
     name, k, level = match.groups()
     family = ALIASES.get(name, name)
     if family not in METRICS:
-        raise ValueError(f"unknown metric {name!r} in {text!r}; valid metrics: {valid}")
+        raise InputError(f"unknown metric {name!r} in {text!r}; valid metrics: {valid}")
     kind = METRICS[family]
     if kind.needs_k and not k:
-        raise ValueError(f"metric {text!r} needs a cut-off, e.g. '{family}@10'")
+        raise InputError(f"metric {text!r} needs a cut-off, e.g. '{family}@10'")
     if k is not None and int(k) < 1:
-        raise ValueError(f"metric {text!r}: the cut-off must be at least 1")
+        raise InputError(f"metric {text!r}: the cut-off must be at least 1")
     return Metric(text.strip(), family, int(k) if k else None, _level(text, kind, level, rel_level))
 
 
 def _level(text: str, kind: MetricKind, level: str | None, override: int | None) -> int | None:
     if kind.levels is None:
         if level is not None:
-            raise ValueError(f"metric {text!r} takes no relevance level (-lN)")
+            raise InputError(f"metric {text!r} takes no relevance level (-lN)")
         return None
     if level is not None:
         if int(level) not in (1, 2, 3):
-            raise ValueError(f"metric {text!r}: the relevance level must be 1, 2 or 3")
+            raise InputError(f"metric {text!r}: the relevance level must be 1, 2 or 3")
         return int(level)
     if override is not None and kind.levels == "binary":
         return override
@@ -191,7 +192,7 @@ def _level(text: str, kind: MetricKind, level: str | None, override: int | None)
 def parse_metrics(metrics: str | Iterable[str], *, rel_level: int | None = None) -> list[Metric]:
     names = [metrics] if isinstance(metrics, str) else list(metrics)
     if not names:
-        raise ValueError("no metric named; e.g. ['mrr', 'p@1', 'ndcg@10']")
+        raise InputError("no metric named; e.g. ['mrr', 'p@1', 'ndcg@10']")
     return [parse_metric(m, rel_level=rel_level) for m in names]
 
 
@@ -204,7 +205,7 @@ def per_query(qrels: Qrels, run: Run, metrics: str | Iterable[str], *,
     parsed = parse_metrics(metrics, rel_level=rel_level)
     qrels, run = check_qrels(qrels), check_run(run)
     if not qrels:
-        raise ValueError("the qrels hold no query: nothing to evaluate")
+        raise InputError("the qrels hold no query: nothing to evaluate")
     qids = sorted(qrels)
     return {m.text: {q: m(qrels[q], run.get(q, {})) for q in qids} for m in parsed}
 

@@ -21,6 +21,7 @@ import json
 from collections.abc import Callable, Iterable, Mapping, Sequence
 from dataclasses import dataclass, field, replace
 
+from palace_lab.errors import InputError
 from palace_lab.evaluate.base import Qrels, Run, check_qrels
 from palace_lab.evaluate.metrics import coverage, per_query
 from palace_lab.evaluate.stats import Comparison, compare_values
@@ -211,7 +212,7 @@ def paper_table(runs: Mapping[str, Run], qrels: Qrels, modes: Mapping | Iterable
     """The paper's table for ``runs`` ``{mode: Run}`` judged by ``qrels``; ``modes`` gives each
     mode's ``kind`` and ``layers`` and ``queries`` their ``type`` (see the module docstring)."""
     if not runs:
-        raise ValueError("no run to report on")
+        raise InputError("no run to report on")
     qrels = check_qrels(qrels)
     info = {m: {"kind": None, "layers": [], "class": "unknown"} for m in runs}
     info.update({m: v for m, v in mode_table(modes or {}).items() if m in runs})
@@ -242,7 +243,7 @@ def evaluate_modes(engine_run: Callable[[dict[str, str], str, int], Run], modes:
         else [dict(q) for q in queries]
     texts = {str(q["query_id"]): q["query"] for q in query_list if str(q["query_id"]) in qrels}
     if not texts:
-        raise ValueError("none of the queries has a judgment in the qrels: nothing to evaluate")
+        raise InputError("none of the queries has a judgment in the qrels: nothing to evaluate")
     info = mode_table(modes)
     runs = {mode: engine_run(texts, mode, k) for mode in info}
     report = paper_table(runs, qrels, info, queries=query_list, **table_options)

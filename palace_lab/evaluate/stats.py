@@ -30,6 +30,7 @@ import math
 from collections.abc import Callable, Mapping, Sequence
 from dataclasses import asdict, dataclass, field, replace
 
+from palace_lab.errors import InputError
 from palace_lab.evaluate.base import Qrels, Run
 from palace_lab.evaluate.metrics import per_query
 from palace_lab.evaluate.table import csv_text, json_safe, markdown, to_dataframe
@@ -39,7 +40,7 @@ PerQuery = Mapping[str, float]
 
 def differences(a: Sequence[float], b: Sequence[float]) -> list[float]:
     if len(a) != len(b):
-        raise ValueError(f"paired values differ in length: {len(a)} and {len(b)}")
+        raise InputError(f"paired values differ in length: {len(a)} and {len(b)}")
     return [float(x) - float(y) for x, y in zip(a, b)]
 
 
@@ -107,7 +108,7 @@ TESTS: dict[str, Callable[[Sequence[float], Sequence[float]], tuple[float, float
 
 def _pick(registry: Mapping, name: str, what: str):
     if name not in registry:
-        raise ValueError(f"unknown {what} {name!r}; valid: {', '.join(registry)}")
+        raise InputError(f"unknown {what} {name!r}; valid: {', '.join(registry)}")
     return registry[name]
 
 
@@ -136,7 +137,7 @@ def paired_result(a: str, b: str, values_a: PerQuery, values_b: PerQuery) -> Pai
     """Tests over the queries both value maps hold (the same qrels give the same queries)."""
     qids = sorted(set(values_a) & set(values_b))
     if not qids:
-        raise ValueError(f"modes {a!r} and {b!r} share no query: nothing to compare")
+        raise InputError(f"modes {a!r} and {b!r} share no query: nothing to compare")
     xs, ys = [values_a[q] for q in qids], [values_b[q] for q in qids]
     t, p_t = paired_t(xs, ys)
     w, p_w = wilcoxon(xs, ys)
@@ -151,7 +152,7 @@ def pairs_for(modes: Sequence[str], baseline: str | None) -> list[tuple[str, str
     if baseline is None:
         return list(itertools.combinations(modes, 2))
     if baseline not in modes:
-        raise ValueError(f"baseline {baseline!r} is not among the modes: {', '.join(modes)}")
+        raise InputError(f"baseline {baseline!r} is not among the modes: {', '.join(modes)}")
     return [(m, baseline) for m in modes if m != baseline]
 
 
@@ -232,7 +233,7 @@ def compare(runs: Mapping[str, Run], qrels: Qrels, metric: str = "mrr", baseline
     """Evaluate every run on ``metric`` per query and test the modes pairwise (or each against
     ``baseline``), correcting the p-values over the whole family of comparisons."""
     if len(runs) < 2:
-        raise ValueError("compare needs at least two runs")
+        raise InputError("compare needs at least two runs")
     values = {mode: per_query(qrels, run, [metric], rel_level=rel_level)[metric]
               for mode, run in runs.items()}
     return compare_values(values, metric, baseline, test=test, correction=correction, alpha=alpha)

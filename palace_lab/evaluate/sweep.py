@@ -19,7 +19,7 @@ import random
 from collections.abc import Callable, Iterable, Mapping, Sequence
 from dataclasses import dataclass, field
 
-from palace_lab.errors import PalaceError
+from palace_lab.errors import InputError, PalaceError
 from palace_lab.evaluate.base import Qrels, Run, check_qrels, top_k
 from palace_lab.evaluate.metrics import coverage, per_query
 from palace_lab.evaluate.stats import Comparison, compare_values
@@ -92,7 +92,7 @@ def sweep(run_mode: RunMode, modes: Iterable[str], qrels: Qrels,
 def grid(**axes: Sequence) -> list[dict]:
     """Every combination of the axes' values, in order: ``grid(k=[20, 60], w=[0.3, 0.7])``."""
     if not axes or any(len(v) == 0 for v in axes.values()):
-        raise ValueError("a grid needs at least one axis and every axis at least one value")
+        raise InputError("a grid needs at least one axis and every axis at least one value")
     names = list(axes)
     return [dict(zip(names, combo)) for combo in itertools.product(*axes.values())]
 
@@ -102,7 +102,7 @@ def kfold(query_ids: Iterable[str], folds: int, seed: int = 0) -> list[list[str]
     at most one). Deterministic for a seed and independent of the input order."""
     qids = sorted(set(query_ids))
     if not 2 <= folds <= len(qids):
-        raise ValueError(f"cross-validation needs 2 <= folds <= queries; "
+        raise InputError(f"cross-validation needs 2 <= folds <= queries; "
                          f"got {folds} folds, {len(qids)} queries")
     random.Random(seed).shuffle(qids)
     return [sorted(qids[i::folds]) for i in range(folds)]
@@ -159,7 +159,7 @@ def tune(run_mode: RunMode, template: str | Callable[[dict], str], params: Seque
     ``template.format(**p)`` (or ``template(p)``), reported with k-fold cross-validation."""
     points = grid(**params) if isinstance(params, Mapping) else [dict(p) for p in params]
     if not points:
-        raise ValueError("the parameter grid is empty")
+        raise InputError("the parameter grid is empty")
     qrels = check_qrels(qrels)
     modes = [_mode_for(template, p) for p in points]
     scores = [per_query(qrels, run_mode(m), [metric], rel_level=rel_level)[metric] for m in modes]

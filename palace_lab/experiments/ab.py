@@ -98,9 +98,4 @@ def live_metrics(judged: dict[str, int], hits, metrics=LIVE_METRICS) -> dict[str
 
 def history(palace, limit: int = 30) -> list[dict]:
     """The lab queries, newest first, with how many of their results the person graded."""
-    rows = palace.conn.execute(
-        "SELECT q.query_id, q.text, q.created_at, COUNT(j.exchange_id) AS graded FROM queries q"
-        " LEFT JOIN judgments j ON j.query_id = q.query_id AND j.judge = ?"
-        " WHERE q.query_set = ? GROUP BY q.query_id ORDER BY q.created_at DESC, q.query_id"
-        " LIMIT ?", (JUDGE, LAB_SET, limit))
-    return [{"query_id": r[0], "query": r[1], "created_at": r[2], "graded": r[3]} for r in rows]
+    return palace.graded_history(LAB_SET, JUDGE, limit)

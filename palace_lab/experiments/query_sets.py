@@ -7,21 +7,16 @@ judged by its qrels file as judge ``qrels:sample``), the person's A/B queries (`
 bias is :data:`palace_lab.evaluate.known_item.BIAS`). A query is *judged* when the palace holds
 at least one judgment for it; only judged queries are evaluated.
 
-:class:`MemoEmbedder` remembers recent query vectors so that evaluating twenty modes on the same
-queries embeds them once; it keeps the wrapped embedder's name, so index caches and the palace's
-embedding cache are shared with the plain embedder.
+Evaluating many modes on the same queries embeds them once through
+:class:`palace_lab.index.memo.MemoEmbedder`.
 """
 
 from __future__ import annotations
 
-import threading
-from collections import OrderedDict
 from collections.abc import Iterable, Mapping, Sequence
 from pathlib import Path
 
-import numpy as np
-
-from palace_lab.index.embed import Embedder
+from palace_lab.errors import InputError
 from palace_lab.evaluate.base import Qrels, Run
 from palace_lab.evaluate.io import read_qrels, read_queries
 from palace_lab.evaluate.metrics import per_query
@@ -57,7 +52,7 @@ def set_rows(palace) -> list[dict]:
     judges: dict[str, dict[str, int]] = {}
     judged: dict[str, set] = {}
     by_query = {q["query_id"]: q["query_set"] for q in palace.queries()}
-    for qid, _eid, judge in palace.conn.execute("SELECT query_id, exchange_id, judge FROM judgments"):
+    for qid, _eid, judge in palace.judgment_rows():
         qset = by_query.get(qid)
         if qset is None:
             continue
@@ -107,40 +102,13 @@ def significance(runs: Mapping[str, Run], qrels: Qrels, *, metric: str = "mrr",
                  correction: str = "holm", test: str = "t") -> Comparison:
     """Every pair of modes tested on per-query ``metric``, corrected over all pairs."""
     if len(runs) < 2:
-        raise ValueError("a significance matrix needs at least two modes")
+        raise InputError("a significance matrix needs at least two modes")
     values = {m: per_query(qrels, run, [metric])[metric] for m, run in runs.items()}
     return compare_values(values, metric, None, test=test, correction=_correction(correction))
 
 
 def _correction(name: str) -> str:
     if name not in CORRECTIONS:
-        raise ValueError(f"unknown correction {name!r}; valid corrections: {', '.join(CORRECTIONS)}")
+        raise InputError(f"unknown correction {name!r}; "
+                         f"valid corrections: {', '.join(CORRECTIONS)}")
     return name
-
-
-class MemoEmbedder(Embedder):
-    """Wraps an embedder and remembers the vectors of the last ``size`` short texts."""
-
-    def __init__(self, inner: Embedder, *, size: int = 4096, max_chars: int = 500):
-        self.inner, self.size, self.max_chars = inner, size, max_chars
-        self.name, self.dim = inner.name, inner.dim
-        self._memo: OrderedDict[str, np.ndarray] = OrderedDict()
-        self._lock = threading.Lock()
-
-    def embed_batch(self, texts):
-        texts = list(texts)
-        with self._lock:
-            found = {t: self._memo[t] for t in texts if t in self._memo}
-        missing = list(dict.fromkeys(t for t in texts if t not in found))
-        if missing:
-            found.update(zip(missing, self.inner.embed_batch(missing)))
-        with self._lock:
-            for text in missing:
-                if len(text) <= self.max_chars:
-                    self._memo[text] = found[text]
-            while len(self._memo) > self.size:
-                self._memo.popitem(last=False)
-        rows = [found[t] for t in texts]
-        if not rows:
-            return np.zeros((0, self.dim), dtype=np.float32)
-        return np.vstack(rows).astype(np.float32, copy=False)

@@ -8,7 +8,8 @@ The figures are a derived cache, computed ahead (``./lab app`` runs ``python -m
 palace_lab.experiments.story --db DB`` before the server starts) and read by the Overview: a small
 JSON file in ``<palace>.indexes/figures/``, named by a hash of everything it depends on
 (exchanges and cards, distiller version, embedder, modes, queries, judgments, the code that
-computes it), so a stale figure is never shown and a fresh server reads it without loading any model.
+computes it), so a stale figure is never shown and a fresh server reads it without loading any
+model.
 """
 
 from __future__ import annotations

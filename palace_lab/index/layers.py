@@ -63,6 +63,12 @@ def _all(exchange: Exchange, card: DistilledCard | None) -> str:
     return card.full_text
 
 
+def _toolcalls(exchange: Exchange, card: DistilledCard | None) -> str:
+    from palace_lab.lifecycle.toolcalls import toolcalls_layer_text  # the lifecycle loads on use
+
+    return toolcalls_layer_text(exchange, card)
+
+
 LAYERS: dict[str, LayerSpec] = {
     "verbatim": LayerSpec(False, _verbatim, "the whole exchange, tool input and output included"),
     "core": LayerSpec(True, _core, "distilled: exchange_core + specific_context (the paper's)",
@@ -74,6 +80,8 @@ LAYERS: dict[str, LayerSpec] = {
                                "distilled core + keywords (the card's surviving vocabulary)"),
     "all": LayerSpec(True, _all, "every card field (what the budget counts as the card)",
                      version=2),
+    "toolcalls": LayerSpec(False, _toolcalls, "the request + its tool-call compression (files "
+                           "modified/read, commands, check outcomes)"),
 }
 
 

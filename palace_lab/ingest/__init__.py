@@ -26,7 +26,7 @@ from palace_lab.ingest.discover import (  # noqa: F401 - discover is part of the
     CANDIDATE_SUFFIXES, discover, discover_sources, printable_path, quietly,
 )
 from palace_lab.ingest.report import IngestReport, SourceReport
-from palace_lab.segment import is_clipped, segment
+from palace_lab.ingest.segment import is_clipped, segment
 
 # Order matters only for ties; each sniffer looks for its own format's content.
 PARSER_MODULES = {

@@ -33,7 +33,7 @@ from palace_lab.redact import redact_card, redact_text
 from dataclasses import dataclass, field
 
 from palace_lab.distill.terms import LOOSE_TERM
-from palace_lab.errors import PalaceError, SearchError
+from palace_lab.errors import InputError, PalaceError
 from palace_lab.lifecycle.consolidate import parse_time
 from palace_lab.lifecycle.importance import LEVELS, tag
 from palace_lab.lifecycle.sentences import split_sentences
@@ -99,24 +99,33 @@ def _terms(text: str) -> set[str]:
 
 def relevance(palace, query: str, exchanges: dict, cards: dict, *, distiller: str,
               search_mode: str) -> dict[str, float]:
-    """Relevance 0-1 of each candidate to the focus query (see the module docstring)."""
-    try:
-        from palace_lab.search import SearchEngine
+    """Relevance 0-1 of each candidate to the focus query (see the module docstring). A mode
+    that does not parse is the caller's mistake and raises
+    :class:`~palace_lab.errors.SearchError`; only an engine that cannot run on this palace falls
+    back to term overlap."""
+    from palace_lab.search import SearchEngine, parse_mode
 
+    parse_mode(search_mode)
+    try:
         engine = SearchEngine(palace, distiller=distiller)
         hits = engine.search(query, mode=search_mode, k=max(1, len(palace.exchanges())))
-        scores = {h.exchange_id: h.score for h in hits if h.exchange_id in cards and h.score > 0}
-        top = max(scores.values(), default=0.0)
-        return {eid: s / top for eid, s in scores.items()} if top else {}
-    except (ImportError, PalaceError, SearchError):
-        wanted = _terms(query)
-        out = {}
-        for eid, card in cards.items():
-            have = _terms(f"{card.core_text} {exchanges[eid].request}")
-            share = len(wanted & have) / len(wanted) if wanted else 0.0
-            if share:
-                out[eid] = share
-        return out
+    except PalaceError:  # SearchError included: no index or model for this mode here
+        return _overlap(query, exchanges, cards)
+    scores = {h.exchange_id: h.score for h in hits if h.exchange_id in cards and h.score > 0}
+    top = max(scores.values(), default=0.0)
+    return {eid: s / top for eid, s in scores.items()} if top else {}
+
+
+def _overlap(query: str, exchanges: dict, cards: dict) -> dict[str, float]:
+    """The share of the query's terms found in each card and its request (no engine needed)."""
+    wanted = _terms(query)
+    out = {}
+    for eid, card in cards.items():
+        have = _terms(f"{card.core_text} {exchanges[eid].request}")
+        share = len(wanted & have) / len(wanted) if wanted else 0.0
+        if share:
+            out[eid] = share
+    return out
 
 
 def importance_of(card, exchange) -> str:
@@ -233,7 +242,7 @@ def _fit(ranking: Sequence[PackItem], meta: dict, fmt: str, budget: int, encodin
         if tokens <= budget:
             return text, tokens, n
         if n == 0:
-            raise ValueError(f"a budget of {budget} tokens is smaller than the pack header "
+            raise InputError(f"a budget of {budget} tokens is smaller than the pack header "
                              f"({tokens} tokens)")
         n -= 1
 
@@ -243,9 +252,9 @@ def build_pack(palace, budget: int, *, focus_query: str | None = None, project: 
                search_mode: str = "bm25:verbatim", encoding: str = DEFAULT_ENCODING) -> Pack:
     """A memory pack of at most ``budget`` tokens (see the module docstring)."""
     if fmt not in FORMATS:
-        raise ValueError(f"unknown format {fmt!r}; valid formats: {', '.join(FORMATS)}")
+        raise InputError(f"unknown format {fmt!r}; valid formats: {', '.join(FORMATS)}")
     if isinstance(budget, bool) or not isinstance(budget, int) or budget < 1:
-        raise ValueError(f"budget must be a positive number of tokens, got {budget!r}")
+        raise InputError(f"budget must be a positive number of tokens, got {budget!r}")
     distiller = distiller or palace.latest_distiller()
     if not distiller:
         raise PalaceError("this palace has no distilled cards; run `palace-lab distill --db DB` first")

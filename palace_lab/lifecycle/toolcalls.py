@@ -282,14 +282,3 @@ def toolcalls_layer_text(exchange: Exchange, card=None) -> str:
     block = summarize(messages_from_verbatim(exchange), files_touched=exchange.files_touched,
                       project=exchange.project, count=False).block
     return f"{exchange.request}\n{block}".strip()
-
-
-def register_toolcalls_layer() -> None:
-    from palace_lab.index.layers import LayerSpec, register_layer
-
-    register_layer("toolcalls", LayerSpec(
-        False, toolcalls_layer_text,
-        "the request + its tool-call compression (files modified/read, commands, check outcomes)"))
-
-
-register_toolcalls_layer()

@@ -8,6 +8,3 @@ from palace_lab.search.plan import Plan
 
 __all__ = ["DEFAULT_MODE", "PRESETS", "Answer", "Filters", "FusedMode", "Plan", "PureMode",
            "SearchEngine", "list_modes", "parse_mode"]
-
-# The tool-call compression layer registers itself with the layer registry when imported.
-from palace_lab.lifecycle import toolcalls as _toolcalls  # noqa: E402,F401

@@ -31,7 +31,7 @@ from palace_lab.errors import SearchError
 from palace_lab.index import IndexSet, LayerIndex
 from palace_lab.index.indexset import BuildProgress, require_cards
 from palace_lab.index.layers import get_layer
-from palace_lab.model import Hit
+from palace_lab.model import Hit, hits_of
 from palace_lab.search import fusion
 from palace_lab.search.filters import Filters
 from palace_lab.search.modes import DEFAULT_MODE, FusedMode, Mode, PureMode, parse_mode
@@ -210,15 +210,7 @@ class SearchEngine:
 
     def _hits(self, ranked: list[tuple[str, float]]) -> list[Hit]:
         """Hits of the ranked ids, reading only their rows (not the whole palace)."""
-        found = self.palace.exchanges_by_id([eid for eid, _ in ranked])
-        hits = []
-        for eid, score in ranked:
-            e = found.get(eid)
-            if e is None:  # the exchange left the palace after the index was loaded
-                continue
-            hits.append(Hit(eid, e.conversation_id, e.ply_start, e.ply_end, len(hits) + 1,
-                            score, e.preview))
-        return hits
+        return hits_of(ranked, self.palace.exchanges_by_id([eid for eid, _ in ranked]))
 
 
 def _mode(mode: str | Mode) -> Mode:

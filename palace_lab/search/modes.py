@@ -268,3 +268,27 @@ def list_modes() -> list[dict]:
 
 def mode_names() -> list[str]:
     return [m["name"] for m in list_modes()]
+
+
+def parse_mode_list(spec: str) -> list[str]:
+    """The modes a comma list names: ``all`` (or nothing) every mode of :func:`list_modes`,
+    ``presets`` the cross-layer ones, else each item (commas inside a fusion's parentheses do
+    not split it). The items are not parsed here: the engine says which it cannot run."""
+    if spec in ("all", ""):
+        return mode_names()
+    if spec == "presets":
+        return [m["name"] for m in list_modes() if m["kind"] == "cross"]
+    return [m.strip() for m in _split_top_level(spec) if m.strip()]
+
+
+def _split_top_level(spec: str) -> list[str]:
+    parts, depth, current = [], 0, ""
+    for ch in spec:
+        depth += ch == "("
+        depth -= ch == ")"
+        if ch == "," and depth == 0:
+            parts.append(current)
+            current = ""
+        else:
+            current += ch
+    return parts + [current]

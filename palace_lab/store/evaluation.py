@@ -10,6 +10,8 @@ from __future__ import annotations
 import json
 import uuid
 
+from palace_lab.errors import InputError
+
 JUDGE_PRECEDENCE = ("human", "qrels", "llm")
 
 
@@ -35,6 +37,21 @@ class EvaluationMixin:
         return [r[0] for r in self.conn.execute(
             "SELECT DISTINCT query_set FROM queries ORDER BY query_set")]
 
+    def judgment_rows(self) -> list[tuple[str, str, str]]:
+        """``(query_id, exchange_id, judge)`` of every judgment the palace holds."""
+        return [tuple(r) for r in self.conn.execute(
+            "SELECT query_id, exchange_id, judge FROM judgments")]
+
+    def graded_history(self, query_set: str, judge: str, limit: int) -> list[dict]:
+        """The queries of ``query_set``, newest first, each with how many results ``judge``
+        graded."""
+        rows = self.conn.execute(
+            "SELECT q.query_id, q.text, q.created_at, COUNT(j.exchange_id) AS graded FROM queries q"
+            " LEFT JOIN judgments j ON j.query_id = q.query_id AND j.judge = ?"
+            " WHERE q.query_set = ? GROUP BY q.query_id ORDER BY q.created_at DESC, q.query_id"
+            " LIMIT ?", (judge, query_set, limit))
+        return [{"query_id": r[0], "query": r[1], "created_at": r[2], "graded": r[3]} for r in rows]
+
     def put_judgments(self, judge: str, qrels: dict[str, dict[str, int]]) -> int:
         from palace_lab.store.palace import now_iso
 
@@ -42,7 +59,7 @@ class EvaluationMixin:
         for qid, docs in qrels.items():
             for eid, grade in docs.items():
                 if int(grade) not in (0, 1, 2, 3):
-                    raise ValueError(f"grade {grade!r} for {qid}/{eid} is not 0-3")
+                    raise InputError(f"grade {grade!r} for {qid}/{eid} is not 0-3")
                 rows.append((qid, eid, int(grade), judge, now_iso()))
         with self.transaction() as tx:
             tx.executemany("INSERT OR REPLACE INTO judgments VALUES (?,?,?,?,?)", rows)

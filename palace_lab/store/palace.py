@@ -153,6 +153,11 @@ class Palace(ArchiveMixin, CardsMixin, VectorsMixin, EvaluationMixin):
         row = self.conn.execute("SELECT value FROM kv WHERE key=?", (key,)).fetchone()
         return row[0] if row else default
 
+    def kv_keys(self, prefix: str) -> list[str]:
+        """Keys of the key-value table matching ``prefix`` (SQL LIKE ``prefix%``)."""
+        return [r[0] for r in self.conn.execute("SELECT key FROM kv WHERE key LIKE ?",
+                                                (prefix + "%",))]
+
     def kv_set(self, key: str, value: str | None) -> None:
         with self.transaction() as tx:
             if value is None:
