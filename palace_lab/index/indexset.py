@@ -25,7 +25,7 @@ from palace_lab.embed import (Embedder, embed_texts, embedding_key, get_embedder
                               pending_embeddings)
 from palace_lab.errors import SearchError
 from palace_lab.index import cache as files
-from palace_lab.index import grow
+from palace_lab.index import bm25_delta, grow
 from palace_lab.index.bm25 import BM25Index
 from palace_lab.index.exact import ExactIndex, Found
 from palace_lab.index.hnsw import HNSWIndex, HNSWParams
@@ -210,12 +210,17 @@ class IndexSet:
         self.record(layer, mechanism, "load", start, len(ids))
         return LayerIndex(layer, mechanism, folder.name, ids, index, folder, loaded=True)
 
-    def _build(self, key: str, layer: str, mechanism: str, progress) -> LayerIndex:
+    def _build(self, key: str, layer: str, mechanism: str, progress,
+               compact: bool = False) -> LayerIndex:
         start = time.perf_counter()
         ids, texts = layer_texts(self.palace, layer, self._distiller)
         self.record(layer, mechanism, "texts", start, len(ids))
-        rows = [embedding_key(self.embedder, t) for t in texts] if mechanism == "hnsw" else None
-        grown = self._grow(key, layer, ids, texts, rows, progress) if rows else None
+        rows = _row_keys(self, mechanism, texts)
+        grown = None
+        if rows and mechanism == "hnsw":
+            grown = self._grow(key, layer, ids, texts, rows, progress)
+        elif rows and mechanism == "bm25" and not compact:
+            grown = self._bm25_delta(key, layer, ids, texts, rows)
         if grown:
             index, ids, rows = grown
         else:
@@ -227,10 +232,47 @@ class IndexSet:
                     "embedder": self.embedder.name, "rows": len(ids), "key": key,
                     "grown": bool(grown),
                     "built_at": time.strftime("%Y-%m-%dT%H:%M:%SZ", time.gmtime())}
-            folder = files.publish(self.root, key, ids, meta, _saver(index, rows))
+            publish = files.replace if compact else files.publish
+            folder = publish(self.root, key, ids, meta, _saver(index, rows))
+            if isinstance(index, BM25Index):
+                index.source = folder / "bm25"  # the base folder (linked from) is pruned
             self.record(layer, mechanism, "save", start, len(ids))
         self._state = None  # our own embedding writes moved the change counter; re-check once
         return LayerIndex(layer, mechanism, key, ids, index, folder, loaded=False)
+
+    def compact(self, layer: str, mechanism: str, progress: BuildProgress | None = None
+                ) -> LayerIndex:
+        """The index of ``layer`` by ``mechanism``, rebuilt from scratch if it is a BM25 index
+        with a delta or removed rows (:mod:`palace_lab.index.bm25_delta`); the folder is
+        replaced in place (same key: the same content)."""
+        index = self.get(layer, mechanism, progress)
+        if not (isinstance(index.index, BM25Index) and index.index.has_delta):
+            return index
+        with self._lock:
+            key = self.key(layer, mechanism)
+            built = self._build(key, layer, mechanism, progress or self.progress, compact=True)
+            self._indexes[(layer, mechanism)] = (key, built)
+            return built
+
+    def _bm25_delta(self, key: str, layer: str, ids: list[str], texts: list[str],
+                    rows: list[str]):
+        """The previous BM25 index of this slot with the layer's changes as a delta, or None
+        when there is none or a rebuild is due (:mod:`palace_lab.index.bm25_delta`)."""
+        base = files.previous(self.root, key) if self.use_cache else None
+        base_rows = grow.read_rows(base) if base else None
+        if base_rows is None or len(ids) <= bm25_delta.DELTA_FROM:
+            return None
+        start = time.perf_counter()
+        base_ids = files.read_ids(base)
+        try:
+            index = BM25Index.load(base, len(base_ids), self.tokenizer.settings)
+        except (OSError, ValueError, KeyError):
+            return None
+        made = bm25_delta.with_delta(index, base_ids, base_rows, ids, rows, texts,
+                                     self.tokenizer)
+        if made:
+            self.record(layer, "bm25", "delta", start, made[0].size - made[0].main_rows)
+        return made
 
     def _grow(self, key: str, layer: str, ids: list[str], texts: list[str], rows: list[str],
               progress):
@@ -267,6 +309,16 @@ class IndexSet:
         self.record(layer, "embed", "embed", start, len(texts))
         self._vectors[layer] = (content, vectors)
         return vectors
+
+
+def _row_keys(iset: IndexSet, mechanism: str, texts: list[str]) -> list[str] | None:
+    """Per row, what it was built from (``rows.json``): the embedding key for hnsw, the
+    text's hash for bm25 (so a later change can be applied instead of rebuilt)."""
+    if mechanism == "hnsw":
+        return [embedding_key(iset.embedder, t) for t in texts]
+    if mechanism == "bm25" and iset.use_cache:
+        return [bm25_delta.row_key(t) for t in texts]
+    return None
 
 
 def _saver(index, rows: list[str] | None):

@@ -72,11 +72,15 @@ class SearchEngine:
 
     # -- public API -----------------------------------------------------------------------
 
-    def prepare(self, modes: Iterable[str | Mode], progress: BuildProgress | None = None) -> None:
-        """Load or build every index the modes need (so the first search is fast)."""
+    def prepare(self, modes: Iterable[str | Mode], progress: BuildProgress | None = None,
+                *, compact: bool = False) -> None:
+        """Load or build every index the modes need (so the first search is fast); with
+        ``compact``, a BM25 index carrying a delta is rebuilt whole (``palace-lab index``)."""
         for mode in modes:
             for run in _mode(mode).runs:
                 self._index(run, progress)
+                if compact:
+                    self.indexes.compact(run.layer, run.mechanism, progress)
 
     def plan(self, mode: str | Mode = DEFAULT_MODE) -> Plan:
         """Which runs of ``mode`` a search would leave out right now, and the mode it runs."""
