@@ -84,6 +84,7 @@ class IndexSet:
         self._content: dict[str, str] = {}
         self._slots: dict[tuple, str] = {}
         self._pending: dict[str, list] = {}
+        self._texts: tuple | None = None  # the last layer's (key, ids, texts), see layer_rows
         self.build_log: list[dict] = []
         self.refresh()
 
@@ -188,12 +189,28 @@ class IndexSet:
         stamp = self.palace.count_embeddings(self.embedder.name)
         note = held or (files.read_pending(self.root, name) if self.use_cache else None)
         if note is None or note[1] != stamp:
-            _, texts = layer_texts(self.palace, layer, self._distiller)
+            _, texts = self.layer_rows(layer)
             note = [pending_embeddings(self.palace, self.embedder, texts), stamp]
             if self.use_cache:
                 files.write_pending(self.root, name, note)
         self._pending[name] = [note[0], note[1], self._state]
         return note[0]
+
+    def layer_rows(self, layer: str) -> tuple[list[str], list[str]]:
+        """``(ids, texts)`` of ``layer`` now; the last layer read is kept until
+        :meth:`release` (or a change), so counting what a search must embed and building the
+        bm25 and hnsw indexes of one layer read the palace once, not three times."""
+        key = (layer, self._distiller, self._content_key(layer))
+        if self._texts is not None and self._texts[0] == key:
+            return self._texts[1], self._texts[2]
+        self._texts = None
+        ids, texts = layer_texts(self.palace, layer, self._distiller)
+        self._texts = (key, ids, texts)
+        return ids, texts
+
+    def release(self) -> None:
+        """Forget the texts :meth:`layer_rows` kept (a large layer's texts are big)."""
+        self._texts = None
 
     def embed_queries(self, texts: list[str]) -> np.ndarray:
         """Query vectors, computed now (queries are not written to the palace)."""
@@ -213,7 +230,7 @@ class IndexSet:
     def _build(self, key: str, layer: str, mechanism: str, progress,
                compact: bool = False) -> LayerIndex:
         start = time.perf_counter()
-        ids, texts = layer_texts(self.palace, layer, self._distiller)
+        ids, texts = self.layer_rows(layer)
         self.record(layer, mechanism, "texts", start, len(ids))
         rows = _row_keys(self, mechanism, texts)
         grown = None

@@ -76,11 +76,14 @@ class SearchEngine:
                 *, compact: bool = False) -> None:
         """Load or build every index the modes need (so the first search is fast); with
         ``compact``, a BM25 index carrying a delta is rebuilt whole (``palace-lab index``)."""
-        for mode in modes:
-            for run in _mode(mode).runs:
-                self._index(run, progress)
-                if compact:
-                    self.indexes.compact(run.layer, run.mechanism, progress)
+        try:
+            for mode in modes:
+                for run in _mode(mode).runs:
+                    self._index(run, progress)
+                    if compact:
+                        self.indexes.compact(run.layer, run.mechanism, progress)
+        finally:
+            self.indexes.release()
 
     def plan(self, mode: str | Mode = DEFAULT_MODE) -> Plan:
         """Which runs of ``mode`` a search would leave out right now, and the mode it runs."""
@@ -98,10 +101,14 @@ class SearchEngine:
         ``vector``: the query's embedding if the caller already has it (comparing several
         modes on one query embeds it once); otherwise it is computed here when needed.
         """
-        plan, k, chosen = self.plan(mode), _check_k(k), Filters.coerce(filters)
-        if vector is None and _needs_vectors(plan.used):
-            vector = self._embed([query])[0]
-        return Answer(self._hits(self._ranked(query, vector, plan.used, k, chosen)), plan)
+        try:
+            plan, k, chosen = self.plan(mode), _check_k(k), Filters.coerce(filters)
+            if vector is None and _needs_vectors(plan.used):
+                vector = self._embed([query])[0]
+            ranked = self._ranked(query, vector, plan.used, k, chosen)
+        finally:
+            self.indexes.release()  # texts read to build a changed layer's index
+        return Answer(self._hits(ranked), plan)
 
     def search(self, query: str, mode: str | Mode = DEFAULT_MODE, k: int = 10,
                filters: Filters | dict | None = None, *,
