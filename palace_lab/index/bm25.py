@@ -139,9 +139,9 @@ class BM25Index:
             for key, name in FILES.items():
                 np.save(target / name, self.arrays[key], allow_pickle=False)
             (target / VOCAB).write_text(json.dumps(self.vocab, ensure_ascii=False), "utf-8")
-            params = {"k1": self.stats["k1"], "b": self.stats["b"], "method": "lucene",
-                      "idf_method": "lucene", "dtype": "float32", "int_dtype": "int32",
-                      "num_docs": self.main_rows, "backend": "numpy"}
+            params = {"k1": self.stats["k1"], "b": self.stats["b"], "delta": 0.5,
+                      "method": "lucene", "idf_method": "lucene", "dtype": "float32",
+                      "int_dtype": "int32", "num_docs": self.main_rows, "backend": "numpy"}
             (target / PARAMS).write_text(json.dumps(params, indent=1), "utf-8")
         if self.stats is not None:
             (target / STATS).write_text(json.dumps(self.stats), "utf-8")
