@@ -238,7 +238,8 @@ def incremental_cli(db: str, palace, n: int, seed: int) -> dict:
     row = add_exchanges(palace, n, seed)
     row.pop("new")
     run = cli(db, "search", QUERY)
-    return {**row, **_step(run), "degraded": "not built yet" in run["stderr"]}
+    return {**row, **_step(run), "degraded": "note:" in run["stderr"],
+            "note": run["stderr"].strip()[-400:]}
 
 
 def run(args) -> dict:
@@ -347,6 +348,8 @@ def print_report(r: dict) -> None:
           f"in the top 10: {inc['findable']:.0%}; steps: " + ", ".join(
               f"{s['layer']} {s['mechanism']} {s['step']} {s['seconds']:.1f} s"
               for s in inc["steps"]))
+    if r["incremental_cli"]["note"]:
+        print(f"+{r['more']} fresh process: {r['incremental_cli']['note']}")
     print("peak RSS per CLI step is the command's own (VmHWM); every step under "
           f"{t['peak_mb']:.0f} MB: "
           + verdict(max([x for x in _rss_values(r)] + [0]), t["peak_mb"]))

@@ -85,6 +85,7 @@ class IndexSet:
         self._slots: dict[tuple, str] = {}
         self._pending: dict[str, list] = {}
         self._texts: tuple | None = None  # the last layer's (key, ids, texts), see layer_rows
+        self._stale: dict[tuple[str, str], tuple[str, LayerIndex]] = {}
         self.build_log: list[dict] = []
         self.refresh()
 
@@ -256,6 +257,40 @@ class IndexSet:
             self.record(layer, mechanism, "save", start, len(ids))
         self._state = None  # our own embedding writes moved the change counter; re-check once
         return LayerIndex(layer, mechanism, key, ids, index, folder, loaded=False)
+
+    def stale(self, layer: str, mechanism: str) -> LayerIndex | None:
+        """The previous HNSW index of ``layer`` (an older content of the same slot), with the
+        rows whose exchange is gone or whose text changed blanked to ``""`` (never returned),
+        or None when there is none. What a search uses while the current index would have to
+        embed too many new texts first (:data:`palace_lab.search.plan.BEHIND_EMBED_LIMIT`):
+        the new exchanges are not in it yet."""
+        if mechanism != "hnsw" or not self.use_cache:
+            return None
+        with self._lock:
+            key = self.key(layer, mechanism)
+            held = self._stale.get((layer, mechanism))
+            if held and held[0] == key:
+                return held[1]
+            base = files.previous(self.root, key)
+            base_rows = grow.read_rows(base) if base else None
+            if base_rows is None:
+                return None
+            start = time.perf_counter()
+            ids, texts = self.layer_rows(layer)
+            rows = [embedding_key(self.embedder, t) for t in texts]
+            base_ids = files.read_ids(base)
+            out = list(base_ids)
+            for r in grow.delta(base_ids, base_rows, ids, rows).dropped:
+                out[r] = ""
+            try:
+                index = MECHANISMS[mechanism].load(self, base, len(base_ids))
+            except (OSError, ValueError):
+                return None
+            self.record(layer, mechanism, "behind", start, len(out))
+            made = LayerIndex(layer, mechanism, f"{base.name}~behind", out, index, base,
+                              loaded=True)
+            self._stale[(layer, mechanism)] = (key, made)
+            return made
 
     def compact(self, layer: str, mechanism: str, progress: BuildProgress | None = None
                 ) -> LayerIndex:
