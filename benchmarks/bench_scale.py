@@ -249,6 +249,10 @@ def run(args) -> dict:
         from palace_lab.index import grow
 
         grow.GROW_FROM = args.grow_from
+    if args.delta_from is not None:
+        from palace_lab.index import bm25_delta
+
+        bm25_delta.DELTA_FROM = args.delta_from
     work = Path(tempfile.mkdtemp(prefix="bench_scale_"))
     db = Path(args.db) if args.db else work / "p.db"
     result: dict = {"db": str(db), "baseline_rev": args.baseline_rev, "more": args.more,
@@ -258,7 +262,12 @@ def run(args) -> dict:
         result["reused"] = True
     else:
         result.update(build(args, work, db))
-    base = baseline_code(args.baseline_rev) if args.baseline_rev else None
+    base = None
+    if args.baseline_code:
+        base = Path(tempfile.mkdtemp(prefix="bench_scale_base_")) / "code"
+        shutil.copytree(args.baseline_code, base)
+    elif args.baseline_rev:
+        base = baseline_code(args.baseline_rev)
     palace = Palace.open(db, create=False)
     try:
         result["exchanges"] = palace.count("exchanges")
@@ -378,8 +387,12 @@ def parse_args(argv):
     ap.add_argument("--no-embed", action="store_true", help="skip `palace-lab index`")
     ap.add_argument("--grow-from", type=int, help="grow HNSW above this many rows "
                     "(default 20,000; 0 shows the incremental path on a small palace)")
+    ap.add_argument("--delta-from", type=int, help="BM25 takes a delta above this many rows "
+                    "(default 5,000) in this process; a fresh `palace-lab search` keeps it")
     ap.add_argument("--baseline-rev", default=BASELINE_REV,
                     help=f"git revision of today's path (default {BASELINE_REV}; '' skips it)")
+    ap.add_argument("--baseline-code", help="a folder holding today's palace_lab/ (instead of "
+                    "extracting --baseline-rev with git)")
     ap.add_argument("--json", action="store_true")
     ap.add_argument("--out", help="also write the figures as JSON to this file")
     return ap.parse_args(argv)
