@@ -356,3 +356,17 @@ def test_hnsw_build_parameters_are_keyword_only():
         HNSWIndex.build(np.eye(4, dtype=np.float32), 8)  # type: ignore[misc]
     index = HNSWIndex.build(np.eye(4, dtype=np.float32), connectivity=8, expansion_search=16)
     assert index.params.connectivity == 8 and index.params.expansion_add == 128
+
+
+def test_card_layers_read_from_cards_alone_as_with_their_exchanges(tiny):
+    """A layer whose text needs only the card is read without the exchanges' text, in the same
+    order and with the same texts as the exchange-by-exchange reading."""
+    palace = tiny[0]
+    cards = palace.card_map("hand:v1")
+    for name, spec in LAYERS.items():
+        if not spec.needs_cards:
+            continue
+        assert not spec.needs_exchange
+        kept = [(e, cards[e.exchange_id]) for e in palace.exchanges() if e.exchange_id in cards]
+        assert layer_texts(palace, name, "hand:v1") == (
+            [e.exchange_id for e, _ in kept], [spec.text_fn(e, c) for e, c in kept])
