@@ -15,6 +15,12 @@ Substitution, the same for every fusion:
   missing run is replaced by BM25 over its layer.
 
 With every index built nothing is missing and the mode runs unchanged.
+
+*Behind*: an HNSW run whose index is out of date (the palace changed since it was built) and
+would have to embed more than :data:`BEHIND_EMBED_LIMIT` new texts is not left out but searched
+on its previous index (:meth:`palace_lab.index.IndexSet.stale`: rows of removed or changed
+exchanges blanked, new exchanges not in it yet); the mode is otherwise unchanged, and the BM25
+runs (incremental deltas, :mod:`palace_lab.index.bm25_delta`) find the new exchanges.
 """
 
 from __future__ import annotations
