@@ -286,10 +286,12 @@ def run(args) -> dict:
         queries = [q["query"] for q in palace.queries(QUERY_SET)][:args.queries] or [QUERY]
         log("query latency")
         result["latency"] = query_latency(palace, queries)
+        # Seeds not used before on this palace (a reused one grew by earlier runs' +100s).
+        more_seed = args.seed + 1 + result["exchanges"]
         log(f"+{args.more} exchanges, held engine")
-        result["incremental"] = incremental(palace, args.more, args.seed + 1)
+        result["incremental"] = incremental(palace, args.more, more_seed)
         log(f"+{args.more} exchanges, palace-lab search")
-        result["incremental_cli"] = incremental_cli(str(db), palace, args.more, args.seed + 2)
+        result["incremental_cli"] = incremental_cli(str(db), palace, args.more, more_seed + 1)
     finally:
         palace.close()
         if base:
