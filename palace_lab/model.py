@@ -45,8 +45,14 @@ class _Serialisable:
 
     @classmethod
     def from_dict(cls, data: dict):
-        names = {f.name for f in fields(cls)}  # type: ignore[arg-type]
+        names = _FIELD_NAMES.get(cls)
+        if names is None:  # dataclasses.fields() on every call: 1.8 s of reading 50k cards
+            names = frozenset(f.name for f in fields(cls))  # type: ignore[arg-type]
+            _FIELD_NAMES[cls] = names
         return cls(**{k: v for k, v in data.items() if k in names})
+
+
+_FIELD_NAMES: dict[type, frozenset[str]] = {}
 
 
 @dataclass(frozen=True)

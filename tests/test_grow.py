@@ -89,3 +89,28 @@ def test_too_many_blank_rows_compact_by_rebuilding(tiny, tmp_path, large,  # noq
     engine.search("retry", "hnsw:verbatim", k=1)
     assert ("verbatim", "hnsw", "index", 3) in _steps(engine)
     assert "" not in engine.indexes.get("verbatim", "hnsw").ids
+
+
+def test_too_many_new_texts_search_the_previous_index_behind(tiny, tmp_path):  # noqa: F811
+    """A search that would embed more than it may inline searches the HNSW index of before
+    (says so; removed rows never come back) while BM25 finds the new exchange."""
+    from palace_lab.search import DEFAULT_MODE
+
+    palace, by_conv = tiny
+    SearchEngine(palace, embedder="fake").search("retry", DEFAULT_MODE, k=1)
+    _add(palace, tmp_path, NEW)
+    gone = by_conv["c-csv"].exchange_id
+    with palace.transaction() as tx:
+        tx.execute("DELETE FROM exchanges WHERE exchange_id=?", (gone,))
+    engine = SearchEngine(palace, embedder="fake", inline_embed=0)
+    answer = engine.answer("platypus csv dtype", "hnsw:verbatim", k=10)
+    assert [str(r) for r in answer.plan.behind] == ["hnsw:verbatim"] and not answer.plan.missing
+    assert answer.plan.behind_pending == (1,) and "behind" in answer.plan.note()
+    found = {h.conversation_id for h in answer.hits}
+    assert "c-csv" not in found and "c-new" not in found and found  # the old rows, less gone
+    assert not engine.indexes.is_cached("verbatim", "hnsw")  # nothing was embedded
+    fused = engine.answer("platypus cache warm", DEFAULT_MODE, k=3)
+    assert fused.plan.behind and fused.hits[0].conversation_id == "c-new"  # through BM25
+    engine.prepare(["hnsw:verbatim"])
+    assert not engine.plan("hnsw:verbatim").degraded
+    assert "c-new" in {h.conversation_id for h in engine.search("platypus", "hnsw:verbatim")}

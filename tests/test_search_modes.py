@@ -379,3 +379,17 @@ def test_one_search_and_a_batch_give_the_same_hits():
     hits = hits_of([("b", 2.0), ("gone", 1.5), ("a", 1.0)], found)
     assert [(h.exchange_id, h.rank, h.preview) for h in hits] == [("b", 1, "tool: ls"),
                                                                   ("a", 2, "fix the pool")]
+
+
+def test_card_layers_read_from_cards_alone_as_with_their_exchanges(tiny):
+    """A layer whose text needs only the card is read without the exchanges' text, in the same
+    order and with the same texts as the exchange-by-exchange reading."""
+    palace = tiny[0]
+    cards = palace.card_map("hand:v1")
+    for name, spec in LAYERS.items():
+        if not spec.needs_cards:
+            continue
+        assert not spec.needs_exchange
+        kept = [(e, cards[e.exchange_id]) for e in palace.exchanges() if e.exchange_id in cards]
+        assert layer_texts(palace, name, "hand:v1") == (
+            [e.exchange_id for e, _ in kept], [spec.text_fn(e, c) for e, c in kept])

@@ -96,7 +96,7 @@ def cmd_index(args) -> None:
     modes = _modes(args.modes)
     with _palace(args) as palace:
         engine = _engine(args, palace)
-        engine.prepare(modes, progress=_build_progress())
+        engine.prepare(modes, progress=_build_progress(), compact=True)
         log = engine.indexes.build_log
     steps = _summarise_build(log)
     _emit(args, {"modes": modes, "steps": steps},

@@ -102,6 +102,29 @@ def publish(root: Path, name: str, ids: list[str], meta: dict, save) -> Path:
     return root / name
 
 
+def replace(root: Path, name: str, ids: list[str], meta: dict, save) -> Path:
+    """Like :func:`publish`, but a finished folder ``name`` is replaced (compaction: the same
+    content, rebuilt). A reader between the two renames finds no folder and builds its own."""
+    root.mkdir(parents=True, exist_ok=True)
+    tmp = root / f".tmp-{name}-{uuid.uuid4().hex[:8]}"
+    tmp.mkdir()
+    try:
+        save(tmp)
+        (tmp / "ids.json").write_text(json.dumps(ids), encoding="utf-8")
+        (tmp / "meta.json").write_text(json.dumps(meta, indent=1), encoding="utf-8")
+        final = root / name
+        old = root / f".old-{name}-{uuid.uuid4().hex[:8]}"
+        if final.exists():
+            os.replace(final, old)
+        os.replace(tmp, final)
+        shutil.rmtree(old, ignore_errors=True)
+    except BaseException:
+        shutil.rmtree(tmp, ignore_errors=True)
+        raise
+    prune(root, name)
+    return root / name
+
+
 def prune(root: Path, keep: str) -> list[str]:
     """Delete the other folders of ``keep``'s slot (older contents); returns their names."""
     prefix = keep.rsplit("~", 1)[0] + "~"

@@ -25,7 +25,7 @@ from palace_lab.index.embed import (Embedder, embed_texts, embedding_key, get_em
                               pending_embeddings)
 from palace_lab.errors import SearchError
 from palace_lab.index import cache as files
-from palace_lab.index import grow
+from palace_lab.index import bm25_delta, grow
 from palace_lab.index.bm25 import BM25Index
 from palace_lab.index.exact import ExactIndex, Found
 from palace_lab.index.hnsw import HNSWIndex, HNSWParams
@@ -84,6 +84,8 @@ class IndexSet:
         self._content: dict[str, str] = {}
         self._slots: dict[tuple, str] = {}
         self._pending: dict[str, list] = {}
+        self._texts: tuple | None = None  # the last layer's (key, ids, texts), see layer_rows
+        self._stale: dict[tuple[str, str], tuple[str, LayerIndex]] = {}
         self.build_log: list[dict] = []
         self.refresh()
 
@@ -188,12 +190,28 @@ class IndexSet:
         stamp = self.palace.count_embeddings(self.embedder.name)
         note = held or (files.read_pending(self.root, name) if self.use_cache else None)
         if note is None or note[1] != stamp:
-            _, texts = layer_texts(self.palace, layer, self._distiller)
+            _, texts = self.layer_rows(layer)
             note = [pending_embeddings(self.palace, self.embedder, texts), stamp]
             if self.use_cache:
                 files.write_pending(self.root, name, note)
         self._pending[name] = [note[0], note[1], self._state]
         return note[0]
+
+    def layer_rows(self, layer: str) -> tuple[list[str], list[str]]:
+        """``(ids, texts)`` of ``layer`` now; the last layer read is kept until
+        :meth:`release` (or a change), so counting what a search must embed and building the
+        bm25 and hnsw indexes of one layer read the palace once, not three times."""
+        key = (layer, self._distiller, self._content_key(layer))
+        if self._texts is not None and self._texts[0] == key:
+            return self._texts[1], self._texts[2]
+        self._texts = None
+        ids, texts = layer_texts(self.palace, layer, self._distiller)
+        self._texts = (key, ids, texts)
+        return ids, texts
+
+    def release(self) -> None:
+        """Forget the texts :meth:`layer_rows` kept (a large layer's texts are big)."""
+        self._texts = None
 
     def embed_queries(self, texts: list[str]) -> np.ndarray:
         """Query vectors, computed now (queries are not written to the palace)."""
@@ -210,12 +228,17 @@ class IndexSet:
         self.record(layer, mechanism, "load", start, len(ids))
         return LayerIndex(layer, mechanism, folder.name, ids, index, folder, loaded=True)
 
-    def _build(self, key: str, layer: str, mechanism: str, progress) -> LayerIndex:
+    def _build(self, key: str, layer: str, mechanism: str, progress,
+               compact: bool = False) -> LayerIndex:
         start = time.perf_counter()
-        ids, texts = layer_texts(self.palace, layer, self._distiller)
+        ids, texts = self.layer_rows(layer)
         self.record(layer, mechanism, "texts", start, len(ids))
-        rows = [embedding_key(self.embedder, t) for t in texts] if mechanism == "hnsw" else None
-        grown = self._grow(key, layer, ids, texts, rows, progress) if rows else None
+        rows = _row_keys(self, mechanism, texts)
+        grown = None
+        if rows and mechanism == "hnsw":
+            grown = self._grow(key, layer, ids, texts, rows, progress)
+        elif rows and mechanism == "bm25" and not compact:
+            grown = self._bm25_delta(key, layer, ids, texts, rows)
         if grown:
             index, ids, rows = grown
         else:
@@ -227,10 +250,81 @@ class IndexSet:
                     "embedder": self.embedder.name, "rows": len(ids), "key": key,
                     "grown": bool(grown),
                     "built_at": time.strftime("%Y-%m-%dT%H:%M:%SZ", time.gmtime())}
-            folder = files.publish(self.root, key, ids, meta, _saver(index, rows))
+            publish = files.replace if compact else files.publish
+            folder = publish(self.root, key, ids, meta, _saver(index, rows))
+            if isinstance(index, BM25Index):
+                index.source = folder / "bm25"  # the base folder (linked from) is pruned
             self.record(layer, mechanism, "save", start, len(ids))
         self._state = None  # our own embedding writes moved the change counter; re-check once
         return LayerIndex(layer, mechanism, key, ids, index, folder, loaded=False)
+
+    def stale(self, layer: str, mechanism: str) -> LayerIndex | None:
+        """The previous HNSW index of ``layer`` (an older content of the same slot), with the
+        rows whose exchange is gone or whose text changed blanked to ``""`` (never returned),
+        or None when there is none. What a search uses while the current index would have to
+        embed too many new texts first (:data:`palace_lab.search.plan.BEHIND_EMBED_LIMIT`):
+        the new exchanges are not in it yet."""
+        if mechanism != "hnsw" or not self.use_cache:
+            return None
+        with self._lock:
+            key = self.key(layer, mechanism)
+            held = self._stale.get((layer, mechanism))
+            if held and held[0] == key:
+                return held[1]
+            base = files.previous(self.root, key)
+            base_rows = grow.read_rows(base) if base else None
+            if base_rows is None:
+                return None
+            start = time.perf_counter()
+            ids, texts = self.layer_rows(layer)
+            rows = [embedding_key(self.embedder, t) for t in texts]
+            base_ids = files.read_ids(base)
+            out = list(base_ids)
+            for r in grow.delta(base_ids, base_rows, ids, rows).dropped:
+                out[r] = ""
+            try:
+                index = MECHANISMS[mechanism].load(self, base, len(base_ids))
+            except (OSError, ValueError):
+                return None
+            self.record(layer, mechanism, "behind", start, len(out))
+            made = LayerIndex(layer, mechanism, f"{base.name}~behind", out, index, base,
+                              loaded=True)
+            self._stale[(layer, mechanism)] = (key, made)
+            return made
+
+    def compact(self, layer: str, mechanism: str, progress: BuildProgress | None = None
+                ) -> LayerIndex:
+        """The index of ``layer`` by ``mechanism``, rebuilt from scratch if it is a BM25 index
+        with a delta or removed rows (:mod:`palace_lab.index.bm25_delta`); the folder is
+        replaced in place (same key: the same content)."""
+        index = self.get(layer, mechanism, progress)
+        if not (isinstance(index.index, BM25Index) and index.index.has_delta):
+            return index
+        with self._lock:
+            key = self.key(layer, mechanism)
+            built = self._build(key, layer, mechanism, progress or self.progress, compact=True)
+            self._indexes[(layer, mechanism)] = (key, built)
+            return built
+
+    def _bm25_delta(self, key: str, layer: str, ids: list[str], texts: list[str],
+                    rows: list[str]):
+        """The previous BM25 index of this slot with the layer's changes as a delta, or None
+        when there is none or a rebuild is due (:mod:`palace_lab.index.bm25_delta`)."""
+        base = files.previous(self.root, key) if self.use_cache else None
+        base_rows = grow.read_rows(base) if base else None
+        if base_rows is None or len(ids) <= bm25_delta.DELTA_FROM:
+            return None
+        start = time.perf_counter()
+        base_ids = files.read_ids(base)
+        try:
+            index = BM25Index.load(base, len(base_ids), self.tokenizer.settings)
+        except (OSError, ValueError, KeyError):
+            return None
+        made = bm25_delta.with_delta(index, base_ids, base_rows, ids, rows, texts,
+                                     self.tokenizer)
+        if made:
+            self.record(layer, "bm25", "delta", start, made[0].size - made[0].main_rows)
+        return made
 
     def _grow(self, key: str, layer: str, ids: list[str], texts: list[str], rows: list[str],
               progress):
@@ -267,6 +361,16 @@ class IndexSet:
         self.record(layer, "embed", "embed", start, len(texts))
         self._vectors[layer] = (content, vectors)
         return vectors
+
+
+def _row_keys(iset: IndexSet, mechanism: str, texts: list[str]) -> list[str] | None:
+    """Per row, what it was built from (``rows.json``): the embedding key for hnsw, the
+    text's hash for bm25 (so a later change can be applied instead of rebuilt)."""
+    if mechanism == "hnsw":
+        return [embedding_key(iset.embedder, t) for t in texts]
+    if mechanism == "bm25" and iset.use_cache:
+        return [bm25_delta.row_key(t) for t in texts]
+    return None
 
 
 def _saver(index, rows: list[str] | None):

@@ -37,6 +37,9 @@ class LayerSpec:
     text_fn: TextFn
     description: str = ""
     version: int = 1
+    # False: text_fn reads only the card (gets None for the exchange), so the layer's texts
+    # are read from the cards alone, without loading every exchange's verbatim text.
+    needs_exchange: bool = True
 
 
 def _verbatim(exchange: Exchange, card: DistilledCard | None) -> str:
@@ -72,14 +75,16 @@ def _toolcalls(exchange: Exchange, card: DistilledCard | None) -> str:
 LAYERS: dict[str, LayerSpec] = {
     "verbatim": LayerSpec(False, _verbatim, "the whole exchange, tool input and output included"),
     "core": LayerSpec(True, _core, "distilled: exchange_core + specific_context (the paper's)",
-                      version=2),
-    "core+files": LayerSpec(True, _core_files, "distilled core + files_touched", version=2),
+                      version=2, needs_exchange=False),
+    "core+files": LayerSpec(True, _core_files, "distilled core + files_touched", version=2,
+                            needs_exchange=False),
     "core+rooms": LayerSpec(True, _core_rooms, "distilled core + room labels and keys",
-                            version=2),
+                            version=2, needs_exchange=False),
     "core+keywords": LayerSpec(True, _core_keywords,
-                               "distilled core + keywords (the card's surviving vocabulary)"),
+                               "distilled core + keywords (the card's surviving vocabulary)",
+                               needs_exchange=False),
     "all": LayerSpec(True, _all, "every card field (what the budget counts as the card)",
-                     version=2),
+                     version=2, needs_exchange=False),
     "toolcalls": LayerSpec(False, _toolcalls, "the request + its tool-call compression (files "
                            "modified/read, commands, check outcomes)"),
 }
@@ -105,12 +110,15 @@ def layer_texts(palace, layer: str, distiller: str | None) -> tuple[list[str], l
     version (raises :class:`SearchError` when there is none).
     """
     spec = get_layer(layer)
+    if spec.needs_cards and not distiller:
+        raise SearchError(f"layer {layer!r} needs distilled cards and this palace has none; "
+                          "run `palace-lab distill --db DB` first")
+    if spec.needs_cards and not spec.needs_exchange:  # cards() is in conversation order too
+        cards = palace.cards(distiller)
+        return [c.exchange_id for c in cards], [spec.text_fn(None, c) for c in cards]
     exchanges = palace.exchanges()
     if not spec.needs_cards:
         return [e.exchange_id for e in exchanges], [spec.text_fn(e, None) for e in exchanges]
-    if not distiller:
-        raise SearchError(f"layer {layer!r} needs distilled cards and this palace has none; "
-                          "run `palace-lab distill --db DB` first")
     cards = palace.card_map(distiller)
     kept = [(e, cards[e.exchange_id]) for e in exchanges if e.exchange_id in cards]
     return [e.exchange_id for e, _ in kept], [spec.text_fn(e, c) for e, c in kept]

@@ -35,7 +35,7 @@ from palace_lab.model import Hit, hits_of
 from palace_lab.search import fusion
 from palace_lab.search.filters import Filters
 from palace_lab.search.modes import DEFAULT_MODE, FusedMode, Mode, PureMode, parse_mode
-from palace_lab.search.plan import INLINE_EMBED_LIMIT, Plan, substitute
+from palace_lab.search.plan import BEHIND_EMBED_LIMIT, INLINE_EMBED_LIMIT, Plan, substitute
 
 MIN_DEPTH = 100
 
@@ -72,19 +72,41 @@ class SearchEngine:
 
     # -- public API -----------------------------------------------------------------------
 
-    def prepare(self, modes: Iterable[str | Mode], progress: BuildProgress | None = None) -> None:
-        """Load or build every index the modes need (so the first search is fast)."""
-        for mode in modes:
-            for run in _mode(mode).runs:
-                self._index(run, progress)
+    def prepare(self, modes: Iterable[str | Mode], progress: BuildProgress | None = None,
+                *, compact: bool = False) -> None:
+        """Load or build every index the modes need (so the first search is fast); with
+        ``compact``, a BM25 index carrying a delta is rebuilt whole (``palace-lab index``)."""
+        try:
+            for mode in modes:
+                for run in _mode(mode).runs:
+                    self._index(run, progress)
+                    if compact:
+                        self.indexes.compact(run.layer, run.mechanism, progress)
+        finally:
+            self.indexes.release()
 
     def plan(self, mode: str | Mode = DEFAULT_MODE) -> Plan:
         """Which runs of ``mode`` a search would leave out right now, and the mode it runs."""
+        return self._plan(mode)[0]
+
+    def _plan(self, mode: str | Mode) -> tuple[Plan, dict]:
+        """The plan and, for runs *behind*, the previous index each searches instead."""
         parsed = _mode(mode)
-        pending = [(run, self._pending(run)) for run in dict.fromkeys(parsed.runs)]
-        missing = tuple(run for run, n in pending if n)
-        return Plan(parsed, substitute(parsed, missing), missing,
-                    tuple(n for _, n in pending if n))
+        limit = self._inline_limit()
+        missing, pending, behind, behind_n, stale = [], [], [], [], {}
+        for run in dict.fromkeys(parsed.runs):
+            n = self._pending(run)
+            old = None
+            if n > min(limit, BEHIND_EMBED_LIMIT) and run.mechanism == "hnsw":
+                old = self.indexes.stale(run.layer, run.mechanism)
+            if old is not None:
+                behind.append(run), behind_n.append(n)
+                stale[run] = old
+            elif n > limit:
+                missing.append(run), pending.append(n)
+        plan = Plan(parsed, substitute(parsed, tuple(missing)), tuple(missing), tuple(pending),
+                    tuple(behind), tuple(behind_n))
+        return plan, stale
 
     def answer(self, query: str, mode: str | Mode = DEFAULT_MODE, k: int = 10,
                filters: Filters | dict | None = None, *,
@@ -94,10 +116,14 @@ class SearchEngine:
         ``vector``: the query's embedding if the caller already has it (comparing several
         modes on one query embeds it once); otherwise it is computed here when needed.
         """
-        plan, k, chosen = self.plan(mode), _check_k(k), Filters.coerce(filters)
-        if vector is None and _needs_vectors(plan.used):
-            vector = self._embed([query])[0]
-        return Answer(self._hits(self._ranked(query, vector, plan.used, k, chosen)), plan)
+        try:
+            (plan, stale), k, chosen = self._plan(mode), _check_k(k), Filters.coerce(filters)
+            if vector is None and _needs_vectors(plan.used):
+                vector = self._embed([query])[0]
+            ranked = self._ranked(query, vector, plan.used, k, chosen, stale)
+        finally:
+            self.indexes.release()  # texts read to build a changed layer's index
+        return Answer(self._hits(ranked), plan)
 
     def search(self, query: str, mode: str | Mode = DEFAULT_MODE, k: int = 10,
                filters: Filters | dict | None = None, *,
@@ -138,32 +164,30 @@ class SearchEngine:
         return math.inf if self.indexes.embedder.instant else INLINE_EMBED_LIMIT
 
     def _pending(self, run: PureMode) -> int:
-        """Texts still to embed for ``run`` beyond what one search may embed (0: runnable)."""
-        limit = self._inline_limit()
-        if limit == math.inf:
+        """Texts still to embed for ``run`` (0: runnable as it is, or an instant embedder)."""
+        if self._inline_limit() == math.inf:
             return 0
         if get_layer(run.layer).needs_cards and not self.indexes.distiller:
             return 0  # the run raises its clear "distill first" error when searched
-        count = self.indexes.pending(run.layer, run.mechanism)
-        return count if count > limit else 0
+        return self.indexes.pending(run.layer, run.mechanism)
 
     def _embed(self, texts: list[str]) -> np.ndarray:
         return self.indexes.embed_queries(texts)
 
-    def _ranked(self, query: str, vector, mode: Mode, k: int,
-                filters: Filters | None) -> list[tuple[str, float]]:
+    def _ranked(self, query: str, vector, mode: Mode, k: int, filters: Filters | None,
+                stale: dict | None = None) -> list[tuple[str, float]]:
         if isinstance(mode, PureMode):
-            run = self._pure(query, vector, mode, k, filters)
+            run = self._pure(query, vector, mode, k, filters, stale)
         else:
             depth = max(k, MIN_DEPTH)
-            runs = [self._pure(query, vector, r, depth, filters) for r in mode.runs]
+            runs = [self._pure(query, vector, r, depth, filters, stale) for r in mode.runs]
             params = dict(mode.params)
             run = fusion.fuse(mode.fusion, runs, weights=mode.weights, **params)
         return fusion.ranked(run)[:k]
 
     def _pure(self, query: str, vector, mode: PureMode, depth: int,
-              filters: Filters | None) -> dict[str, float]:
-        index = self._index(mode)
+              filters: Filters | None, stale: dict | None = None) -> dict[str, float]:
+        index = (stale or {}).get(mode) or self._index(mode)
         allowed = self._mask(index, filters) if filters else None
         rows, scores = index.search(query if mode.mechanism == "bm25" else vector, depth, allowed)
         ids = index.ids  # a grown HNSW index has blank ids for removed rows

@@ -15,6 +15,12 @@ Substitution, the same for every fusion:
   missing run is replaced by BM25 over its layer.
 
 With every index built nothing is missing and the mode runs unchanged.
+
+*Behind*: an HNSW run whose index is out of date (the palace changed since it was built) and
+would have to embed more than :data:`BEHIND_EMBED_LIMIT` new texts is not left out but searched
+on its previous index (:meth:`palace_lab.index.IndexSet.stale`: rows of removed or changed
+exchanges blanked, new exchanges not in it yet); the mode is otherwise unchanged, and the BM25
+runs (incremental deltas, :mod:`palace_lab.index.bm25_delta`) find the new exchanges.
 """
 
 from __future__ import annotations
@@ -25,6 +31,11 @@ from palace_lab.search.modes import FusedMode, Mode, PureMode
 
 # Texts a search may embed before answering (≈ 15 s of long texts on 2 cores, 3 s of cards).
 INLINE_EMBED_LIMIT = 500
+# Texts a search may embed to bring an existing HNSW index up to date; beyond that the run
+# searches its previous index (*behind*: removed rows blanked, new rows not in it yet) and
+# the other runs (BM25 deltas) find the new exchanges. 100 new verbatim texts take 4-11 s to
+# embed on 2 loaded cores, more than the whole +100 budget.
+BEHIND_EMBED_LIMIT = 32
 
 
 @dataclass(frozen=True)
@@ -36,22 +47,31 @@ class Plan:
     used: Mode
     missing: tuple[PureMode, ...] = ()
     pending: tuple[int, ...] = ()
+    behind: tuple[PureMode, ...] = ()  # runs searched on their previous index
+    behind_pending: tuple[int, ...] = ()  # texts each still has to embed
 
     @property
     def degraded(self) -> bool:
-        return bool(self.missing)
+        return bool(self.missing or self.behind)
 
     def note(self) -> str:
         """One line for a person: what was missing and what ran instead ("" when nothing)."""
-        if not self.missing:
-            return ""
-        parts = ", ".join(f"{run} ({n} texts to embed)" for run, n in zip(self.missing,
-                                                                          self.pending))
-        return f"not built yet: {parts}; searched {self.used} instead"
+        notes = []
+        if self.missing:
+            parts = ", ".join(f"{run} ({n} texts to embed)" for run, n in zip(self.missing,
+                                                                              self.pending))
+            notes.append(f"not built yet: {parts}; searched {self.used} instead")
+        if self.behind:
+            parts = ", ".join(f"{run} ({n} new texts)" for run, n in zip(self.behind,
+                                                                         self.behind_pending))
+            notes.append(f"behind: {parts}; searched on its previous index (new exchanges "
+                         "are found by the other runs)")
+        return "; ".join(notes)
 
     def to_dict(self) -> dict:
         return {"asked": str(self.asked), "used": str(self.used),
-                "missing": [str(r) for r in self.missing], "pending": list(self.pending)}
+                "missing": [str(r) for r in self.missing], "pending": list(self.pending),
+                "behind": [str(r) for r in self.behind]}
 
 
 def substitute(mode: Mode, missing: tuple[PureMode, ...]) -> Mode:
