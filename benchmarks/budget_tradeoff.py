@@ -29,20 +29,6 @@ VERBATIM = ("bm25:verbatim", "hnsw:verbatim")
 TARGETS = {"sample": (10.0, 0.96), "devmembench": (10.0, 0.96), "locomo": (2.0, 0.90)}
 
 
-def runs_for(dev: dict, modes, distiller: str | None) -> dict:
-    from palace_lab.search import SearchEngine
-    from palace_lab.search.engine import MIN_DEPTH
-
-    engine = SearchEngine(dev["palace"], distiller=distiller)
-    out = {}
-    for mode in modes:
-        run = {}
-        for scope, texts in dev["groups"].items():
-            run.update(engine.run(texts, mode, MIN_DEPTH, {"project": scope} if scope else None))
-        out[mode] = run
-    return out
-
-
 def card_fusion(dev: dict, runs: dict) -> dict:
     """The ``card-fusion`` preset, fused from the runs already made."""
     from palace_lab.search.fusion import wrrf
@@ -57,7 +43,7 @@ def card_fusion(dev: dict, runs: dict) -> dict:
 def measure(dev: dict, version: str) -> dict:
     from palace_lab.budget import palace_budget
 
-    runs = runs_for(dev, DISTILLED, version)
+    runs = cd.component_runs(dev, DISTILLED, version)
     scores = {m: cd.mrr(dev, r) for m, r in runs.items()}
     scores["card-fusion"] = cd.mrr(dev, card_fusion(dev, runs))
     summary, _ = palace_budget(dev["palace"], version)
@@ -81,7 +67,7 @@ def main(argv=None) -> int:
     rows = []
     with tempfile.TemporaryDirectory(prefix="palace-tradeoff-") as tmp:
         for name, dev in dev_sets(Path(tmp)).items():
-            verbatim = runs_for(dev, VERBATIM, None)
+            verbatim = cd.component_runs(dev, VERBATIM)
             fused = cd.fused({**dev, "runs": verbatim}, {m: 1 for m in VERBATIM}, 60)
             dev["best_verbatim"] = max([cd.mrr(dev, r) for r in verbatim.values()]
                                        + [cd.mrr(dev, fused)])

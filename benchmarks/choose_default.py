@@ -70,13 +70,14 @@ def bench_set(name: str, folder: Path) -> dict:
     return {"palace": palace, "qrels": qrels, "groups": groups, "rel": 1}
 
 
-def component_runs(dev: dict) -> dict:
+def component_runs(dev: dict, modes=COMPONENTS, distiller: str | None = None) -> dict:
+    """``{mode: run}`` to the engine's depth, each question in its scope."""
     from palace_lab.search import SearchEngine
     from palace_lab.search.engine import MIN_DEPTH as DEPTH
 
-    engine = SearchEngine(dev["palace"])
+    engine = SearchEngine(dev["palace"], distiller=distiller)
     runs = {}
-    for mode in COMPONENTS:
+    for mode in modes:
         run = {}
         for scope, texts in dev["groups"].items():
             run.update(engine.run(texts, mode, DEPTH, {"project": scope} if scope else None))

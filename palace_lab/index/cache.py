@@ -83,28 +83,33 @@ def read_meta(folder: Path) -> dict:
 
 def publish(root: Path, name: str, ids: list[str], meta: dict, save) -> Path:
     """Write a new index folder atomically; ``save(tmp_folder)`` writes the index files."""
-    root.mkdir(parents=True, exist_ok=True)
-    tmp = root / f".tmp-{name}-{uuid.uuid4().hex[:8]}"
-    tmp.mkdir()
-    try:
-        save(tmp)
-        (tmp / "ids.json").write_text(json.dumps(ids), encoding="utf-8")
-        (tmp / "meta.json").write_text(json.dumps(meta, indent=1), encoding="utf-8")
-        final = root / name
+
+    def place(tmp: Path, final: Path) -> None:
         if final.exists():  # another process finished the same build first: keep theirs
             shutil.rmtree(tmp, ignore_errors=True)
         else:
             os.replace(tmp, final)
-    except BaseException:
-        shutil.rmtree(tmp, ignore_errors=True)
-        raise
-    prune(root, name)
-    return root / name
+
+    return _staged(root, name, ids, meta, save, place)
 
 
 def replace(root: Path, name: str, ids: list[str], meta: dict, save) -> Path:
     """Like :func:`publish`, but a finished folder ``name`` is replaced (compaction: the same
     content, rebuilt). A reader between the two renames finds no folder and builds its own."""
+
+    def place(tmp: Path, final: Path) -> None:
+        old = root / f".old-{name}-{uuid.uuid4().hex[:8]}"
+        if final.exists():
+            os.replace(final, old)
+        os.replace(tmp, final)
+        shutil.rmtree(old, ignore_errors=True)
+
+    return _staged(root, name, ids, meta, save, place)
+
+
+def _staged(root: Path, name: str, ids: list[str], meta: dict, save, place) -> Path:
+    """The index files, ids and meta written into a temporary folder beside ``name``, then
+    ``place(tmp, final)`` puts it where readers look; a failure leaves no temporary folder."""
     root.mkdir(parents=True, exist_ok=True)
     tmp = root / f".tmp-{name}-{uuid.uuid4().hex[:8]}"
     tmp.mkdir()
@@ -112,12 +117,7 @@ def replace(root: Path, name: str, ids: list[str], meta: dict, save) -> Path:
         save(tmp)
         (tmp / "ids.json").write_text(json.dumps(ids), encoding="utf-8")
         (tmp / "meta.json").write_text(json.dumps(meta, indent=1), encoding="utf-8")
-        final = root / name
-        old = root / f".old-{name}-{uuid.uuid4().hex[:8]}"
-        if final.exists():
-            os.replace(final, old)
-        os.replace(tmp, final)
-        shutil.rmtree(old, ignore_errors=True)
+        place(tmp, root / name)
     except BaseException:
         shutil.rmtree(tmp, ignore_errors=True)
         raise
