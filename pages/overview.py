@@ -4,9 +4,11 @@ import streamlit as st
 
 from palace_lab.budget import PAPER
 from palace_lab.charts.budget import per_1000_bars, token_histogram
+from palace_lab.experiments import judged_set
 from ui.data import budget
+from ui.defaults import default_note, overview_default
 from ui.palaces import label
-from ui.state import db_path, distiller_version, guard, palace
+from ui.state import db_path, distiller_version, guard, palace, query_set
 from ui.story import PAPER_RATIO, compression, definitions_table, figures, lead, retrieval_kept
 
 st.title("Your agent memory, distilled")
@@ -43,6 +45,8 @@ with guard():
               help="best distilled MRR / best verbatim MRR on the judged queries (paper: 96%)")
     definitions_table(d)
     retrieval_kept(version, kept)
+    default_note("Overview")
+    overview_default(*judged_set(p, query_set()))
     st.subheader("Carrying 1,000 exchanges")
     st.caption(f"Paper: ≈{PAPER['per_1000']['verbatim']:,} verbatim vs "
                f"≈{PAPER['per_1000']['core']:,} distilled tokens. This palace: "

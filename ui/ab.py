@@ -29,6 +29,8 @@ METRIC_HELP = {"mrr": "1 / rank of the first relevant result (grade ≥ 2); 0 wh
 def mode_picker(side: str, default: str) -> str | None:
     """A preset/pure mode or any typed mode string; a bad string is one clear error, None."""
     names = [m["name"] for m in list_modes()]
+    if default not in names:  # a tuned mode string applied as this palace's default
+        names.insert(0, default)
     choice = st.selectbox(f"Mode {side.upper()}", [*names, CUSTOM], index=names.index(default),
                           key=f"lab_mode_{side}")
     if choice != CUSTOM:
