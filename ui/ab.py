@@ -13,6 +13,7 @@ from palace_lab.errors import SearchError
 from palace_lab.search.modes import list_modes, parse_mode
 from ui.data import card_map, cards, content_key
 from ui.exchange import md_escape, show_card, show_messages
+from ui.layout import metric_row
 from ui.search import prepare
 from ui.state import engine, palace
 
@@ -116,9 +117,9 @@ def metrics(result: ab.ABResult, judged: dict[str, int]) -> None:
     graded = sum(1 for e in result.pooled if e in judged)
     for side, mode, values in (("a", result.mode_a, a), ("b", result.mode_b, b)):
         with st.container(key=f"lab_metrics_{side}"):
-            cols = st.columns([2, 1, 1, 1, 1, 1], vertical_alignment="center")
-            cols[0].markdown(f"**{side.upper()}** · {md_escape(mode)}")
-            for col, (name, label) in zip(cols[1:], METRIC_LABELS.items()):
+            st.markdown(f"**{side.upper()}** · {md_escape(mode)}")
+            cols = metric_row(len(METRIC_LABELS), width=130)
+            for col, (name, label) in zip(cols, METRIC_LABELS.items()):
                 delta = f"{values[name] - a[name]:+.3f}" if side == "b" and graded else None
                 col.metric(label, f"{values[name]:.3f}", delta=delta, help=METRIC_HELP[name],
                            delta_color="off" if name == "judged@10" else "normal")
