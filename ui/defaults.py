@@ -26,7 +26,7 @@ def default_note(where: str) -> None:
     if mode == DEFAULT_MODE:
         return
     a, b = st.columns([5, 1], vertical_alignment="center")
-    a.info(f"{where} uses this palace's search default `{md_escape(mode)}` (applied from "
+    a.info(f"{where} uses this palace's search default `{mode}` (applied from "
            f"**Tuning**); the project default is `{DEFAULT_MODE}`.", icon=":material/tune:")
     if b.button("Reset to project default", key=f"{where}_reset_default"):
         palace_prefs.set_pref(db_path(), "search_mode", None)
@@ -58,7 +58,7 @@ def baselines(tuning, run_a: dict, run_b: dict, queries: list[dict], qrels: dict
 
 def apply_button(mode: str, *, beaten: bool) -> None:
     current = search_default()
-    st.markdown(f"Best on all judged queries: `{md_escape(mode)}`"
+    st.markdown(f"Best on all judged queries: `{mode}`"
                 + ("" if beaten else " — it does not beat every baseline significantly, so "
                    "applying it is a choice, not a measured gain."))
     a, b = st.columns(2)
@@ -73,7 +73,7 @@ def apply_button(mode: str, *, beaten: bool) -> None:
         st.session_state.pop("lab_mode_b", None)
         st.rerun()
     if current != DEFAULT_MODE:
-        st.success(f"Applied: this palace searches with `{md_escape(current)}` by default.",
+        st.success(f"Applied: this palace searches with `{current}` by default.",
                    icon=":material/check_circle:")
 
 
