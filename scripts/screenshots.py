@@ -47,6 +47,11 @@ def shoot(url: str, out: Path) -> None:
 
         page.goto(f"{url}/search_lab")
         settle(page, LONG)
+        page.set_viewport_size({"width": 1440, "height": 1500})  # the hits and the reader's head
+        depth = page.get_by_label("k", exact=True)
+        depth.fill("3")
+        depth.press("Enter")
+        settle(page)
         page.get_by_label("Project").click()
         options = page.get_by_role("option")
         options.nth(1).click()  # the first project after "all"
@@ -58,10 +63,11 @@ def shoot(url: str, out: Path) -> None:
         settle(page, LONG)
         page.get_by_role("button", name="Read").first.click()
         settle(page)
-        reader = page.locator(".st-key-lab_reader")
-        reader.scroll_into_view_if_needed()
+        page.locator(".st-key-lab_reader").wait_for()
+        page.get_by_label("Query", exact=True).scroll_into_view_if_needed()
         page.wait_for_timeout(500)
         page.screenshot(path=out / "search-filtered-reader.png")
+        page.set_viewport_size({"width": 1440, "height": 900})
 
         page.goto(f"{url}/tuning")
         settle(page, LONG)

@@ -321,7 +321,7 @@ def test_grid_result_is_compared_with_baselines_and_applies_as_search_default(ap
     at.run()
     clean(at)
     table = at.dataframe[0].value
-    assert list(table["baseline"].str.split(":").str[0]) == ["best verbatim-only", "current default"]
+    assert list(table["baseline"].str.split(":").str[0]) == ["best verbatim-only", "project default"]
     assert table["verdict"].str.startswith("tuned is").all()
     at.button(key="tune_apply").click().run()
     clean(at)

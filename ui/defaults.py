@@ -37,13 +37,16 @@ def default_note(where: str) -> None:
 def baselines(tuning, run_a: dict, run_b: dict, queries: list[dict], qrels: dict) -> None:
     """The tuned fusion against the best verbatim-only mode and the current default, and the
     button that makes the in-sample best this palace's search default."""
-    current = search_default()
-    runs = mode_runs([*tuning_baselines.VERBATIM_MODES, current], queries, k=10)
+    current, tuned = search_default(), tuning.in_sample["mode"]
+    # Once applied, the palace's default is the tuned mode itself: compare with the project's.
+    others = [m for m in dict.fromkeys([current, DEFAULT_MODE]) if m != tuned]
+    runs = mode_runs([*tuning_baselines.VERBATIM_MODES, *others], queries, k=10)
     means = {m: evaluate(qrels, runs[m], [tuning.metric])[tuning.metric]
              for m in tuning_baselines.VERBATIM_MODES}
     best_verbatim = max(means, key=means.get)
-    chosen = {f"best verbatim-only: {best_verbatim}": runs[best_verbatim],
-              f"current default: {current}": runs[current]}
+    chosen = {f"best verbatim-only: {best_verbatim}": runs[best_verbatim]}
+    chosen.update({(f"project default: {m}" if m == DEFAULT_MODE else f"this palace's default: {m}"):
+                   runs[m] for m in others})
     held = tuning_baselines.held_out_values(tuning, run_a, run_b, qrels)
     rows = tuning_baselines.against(held, chosen, qrels, tuning.metric)
     st.markdown(f"**Does tuning beat the baselines?** Cross-validated {tuning.metric} of the tuned "
