@@ -189,7 +189,7 @@ def result_column(side: str, mode: str, hits, result: ab.ABResult, judged: dict[
                 show_card(cards_[hit.exchange_id])
             else:
                 st.text(hit.preview)
-            left, right = st.columns([3, 1], vertical_alignment="center")
+            left, right = st.columns([3, 2], vertical_alignment="center")  # "Read" whole at 1024 px
             with left:
                 grade_control(side, result.query_id, hit.exchange_id, current)
             right.button("Read", key=f"lab_read_{side}_{hit.exchange_id}", on_click=_read,
