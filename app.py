@@ -2,7 +2,8 @@
 
 import streamlit as st
 
-st.set_page_config(page_title="palace_lab", page_icon=":material/memory:", layout="wide")
+st.set_page_config(page_title="palace_lab", page_icon=":material/memory:", layout="wide",
+                   initial_sidebar_state="auto")
 
 PAGES = {
     "Story": [

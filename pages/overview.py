@@ -4,9 +4,12 @@ import streamlit as st
 
 from palace_lab.paper import BUDGET as PAPER
 from palace_lab.charts.budget import per_1000_bars, token_histogram
+from palace_lab.experiments.query_sets import judged_set
 from ui.data import budget
+from ui.defaults import default_note, overview_default
+from ui.layout import metric_row
 from ui.palaces import label
-from ui.state import db_path, distiller_version, guard, palace
+from ui.state import db_path, distiller_version, guard, palace, query_set
 from ui.story import PAPER_RATIO, compression, definitions_table, figures, lead, retrieval_kept
 
 st.title("Your agent memory, distilled")
@@ -28,7 +31,7 @@ with guard():
                f"{d['exchanges']:,} exchanges · tokenizer {d['tokenizer']}")
     kept = figures(version)
     lead(d, kept)
-    c1, c2, c3, c4 = st.columns(4)
+    c1, c2, c3, c4 = metric_row(4)
     c1.metric("Dialogue → cards", f"{said['ratio_of_totals'] or 0:.1f}x",
               help=f"The paper's definition: Σ dialogue / Σ {layer} tokens (ratio of totals); mean of per-exchange "
                    f"ratios {said['mean_of_ratios'] or 0:.1f}x. Dialogue: "
@@ -43,6 +46,8 @@ with guard():
               help="best distilled MRR / best verbatim MRR on the judged queries (paper: 96%)")
     definitions_table(d)
     retrieval_kept(version, kept)
+    default_note("Overview")
+    overview_default(*judged_set(p, query_set()))
     st.subheader("Carrying 1,000 exchanges")
     st.caption(f"Paper: ≈{PAPER['per_1000']['verbatim']:,} verbatim vs "
                f"≈{PAPER['per_1000']['core']:,} distilled tokens. This palace: "

@@ -3,8 +3,8 @@
 import streamlit as st
 
 from palace_lab.experiments.ab import grades
-from palace_lab.search import DEFAULT_MODE
 from ui.ab import filters, history, metrics, mode_picker, reader, result_column, search, term_warning
+from ui.defaults import default_note, search_default
 from ui.search import warm_model
 from ui.state import distiller_version, guard, palace
 
@@ -18,12 +18,13 @@ st.caption("Type what you remember; compare two modes (presets, pure `mechanism:
            "any mode string) and grade what they return, 0-3. What you see is always the "
            "verbatim exchange; the card is what the distilled layer indexed.")
 warm_model()
+default_note("Search lab")
 query = st.text_input("Query", key="lab_query", placeholder="e.g. why did the relay reconnect storm happen")
 left, right, depth = st.columns([5, 5, 1])
 with left:
     mode_a = mode_picker("a", "bm25:verbatim")
 with right:
-    mode_b = mode_picker("b", DEFAULT_MODE if distiller_version() else "hnsw:verbatim")
+    mode_b = mode_picker("b", search_default() if distiller_version() else "hnsw:verbatim")
 k = depth.number_input("k", 1, 50, 10, key="lab_k")
 chosen = filters()
 recent = st.container()  # filled last, so the query just run is already listed

@@ -4,6 +4,7 @@ the first, fusion weight and RRF k with live metrics, and the cross-validated gr
 import streamlit as st
 
 from palace_lab.experiments.query_sets import judged_set
+from ui.defaults import make_default_version
 from ui.state import distiller_version, guard, palace, query_set
 from ui.tuning import compare, fusion_panel, grid_panel, pure_pair, redistill, sample, trial_distiller
 
@@ -31,6 +32,7 @@ with shown, guard():
         else:
             redistill(distiller, ids)
             compare(distiller.version, ids, queries, qrels)
+            make_default_version(distiller)
     elif not qrels:
         st.info("Fusion tuning needs judged queries: import or generate a query set on "
                 "**Evaluation**, or grade results in the **Search lab**.")

@@ -310,3 +310,44 @@ def test_load_page_loads_the_sample_with_its_queries(tmp_path, monkeypatch, buil
     clean(at)
     assert any("query set **sample**" in c.value for c in at.caption)
     assert not at.warning  # no file of the sample folder was refused
+
+
+def test_grid_result_is_compared_with_baselines_and_applies_as_search_default(app_env):
+    from palace_lab.experiments import prefs as palace_prefs
+    from palace_lab.search import DEFAULT_MODE
+
+    at = start("pages/tuning.py")
+    at.session_state["tune_tab"] = "Grid search"
+    at.run()
+    clean(at)
+    table = at.dataframe[0].value
+    assert list(table["baseline"].str.split(":").str[0]) == ["best verbatim-only", "project default"]
+    assert table["verdict"].str.startswith("tuned is").all()
+    at.button(key="tune_apply").click().run()
+    clean(at)
+    applied = palace_prefs.search_mode(app_env)
+    assert applied.startswith("wrrf(") and applied != DEFAULT_MODE
+    assert any(s.value.startswith("Applied:") for s in at.success)
+    lab = start("pages/search_lab.py")
+    clean(lab)
+    assert lab.selectbox(key="lab_mode_b").value == applied  # the Search lab uses it
+    assert any("search default" in i.value for i in lab.info)
+    lab.button(key="Search lab_reset_default").click().run()
+    assert palace_prefs.search_mode(app_env) == DEFAULT_MODE
+
+
+def test_trial_card_version_can_become_the_palace_default(app_env):
+    from palace_lab.experiments import prefs as palace_prefs
+    from palace_lab.distill import get_distiller
+
+    at = start("pages/tuning.py")
+    at.number_input(key="tune_knob_context_chars").set_value(30)
+    at.slider(key="tune_n").set_value(8)
+    at.run()
+    at.button(key="tune_go").click().run()
+    at.button(key="tune_make_default").click().run()
+    clean(at)
+    trial = get_distiller("rules", context_chars=30).version
+    assert palace_prefs.load(app_env)["distiller_version"] == trial
+    fresh = start()
+    assert fresh.selectbox(key="distiller").value == trial

@@ -74,7 +74,7 @@ def grade_keys(page, side: str) -> list[str]:
 
 def test_the_whole_journey_in_chromium(app_url):
     app_url, tmp_path = app_url
-    with chromium(height=1700) as page:  # Streamlit scrolls inside: a tall window shows more
+    with chromium(1440, 900) as page:
         page.goto(f"{app_url}/load")
         settle(page)
         page.get_by_role("button", name="Load the sample").click()
@@ -109,7 +109,7 @@ def test_the_whole_journey_in_chromium(app_url):
 
         page.goto(f"{app_url}/tuning")  # a second card version on a sample, side by side
         settle(page)
-        knob = page.get_by_label("context_chars", exact=True)
+        knob = page.get_by_label("Context length (characters)", exact=True)
         knob.fill("40")
         knob.press("Enter")
         settle(page)
@@ -136,17 +136,66 @@ def test_the_whole_journey_in_chromium(app_url):
             settle(page, LONG)
             no_exception(page)
             page.screenshot(path=SHOTS / f"{path}-{tab.lower().replace(' ', '-')}.png", full_page=True)
+        applied = apply_tuning(page, app_url)
         own_history(page, app_url, tmp_path)
-    with chromium(1024, 700) as small:  # the story on a small screen
+    with chromium(1024, 700) as small:  # the three jobs on a small screen, a fresh session
         small.goto(app_url)
         settle(small, LONG)
         no_exception(small)
         small.get_by_text("Retrieval kept").first.wait_for()
+        small.get_by_text("this palace's search default").first.wait_for()
+        assert_metrics_fit(small)
         small.screenshot(path=SHOTS / "overview-1024x700.png")
+        small.goto(f"{app_url}/search_lab")
+        settle(small, LONG)
+        assert applied in mode_b(small)
+        own_history(small, app_url, tmp_path, suffix="-1024x700")
+        assert_metrics_fit(small)
     assert len(list(SHOTS.glob("*.png"))) >= len(PAGES) + len(TABS)
 
 
-def own_history(page, app_url: str, tmp_path: Path) -> None:
+def assert_metrics_fit(page) -> None:
+    """No metric value is cut to "0.…" (its text wider than its box)."""
+    cut = page.evaluate("() => [...document.querySelectorAll('[data-testid=\"stMetricValue\"]')]"
+                        ".filter(e => e.scrollWidth > e.clientWidth + 1).map(e => e.innerText)")
+    assert not cut, cut
+
+
+def mode_b(page) -> str:
+    """What the Search lab's mode B selectbox shows (its text and its input's value)."""
+    box = page.locator(".st-key-lab_mode_b")
+    return box.inner_text() + " " + " ".join(i.input_value() for i in box.locator("input").all()) \
+        + " " + (box.get_attribute("title") or "") + " " + page.evaluate(
+            "() => document.querySelector('.st-key-lab_mode_b')?.textContent || ''")
+
+
+def apply_tuning(page, app_url: str) -> str:
+    """A grid-search result applied as the search default; the Search lab then uses it."""
+    page.goto(f"{app_url}/tuning")
+    settle(page, LONG)
+    page.get_by_role("tab", name="Grid search").click()
+    settle(page, LONG)
+    page.get_by_text("Does tuning beat the baselines?").wait_for(timeout=LONG)
+    page.get_by_role("button", name="Apply as search default").click()
+    page.get_by_text("Applied: this palace searches with").wait_for(timeout=LONG)
+    settle(page, LONG)
+    no_exception(page)
+    applied = page.get_by_text("Applied: this palace searches with").inner_text()
+    applied = re.search(r"wrrf\([^)]*\)", applied).group(0)
+    page.screenshot(path=SHOTS / "tuning-applied.png", full_page=True)
+    page.goto(f"{app_url}/search_lab")
+    settle(page, LONG)
+    assert applied in mode_b(page)
+    query = page.get_by_label("Query", exact=True)
+    query.fill("reconnect timeout error in the tests")
+    query.press("Enter")
+    page.locator(".st-key-lab_metrics_b").get_by_text(applied).wait_for(timeout=LONG)
+    settle(page, LONG)
+    no_exception(page)
+    return applied
+
+
+def own_history(page, app_url: str, tmp_path: Path, suffix: str = "") -> None:
     """One's own folder goes into a new palace; a search narrowed to a project; a hit read."""
     import lab_palaces
 
@@ -165,7 +214,7 @@ def own_history(page, app_url: str, tmp_path: Path) -> None:
     settle(page)
     no_exception(page)
     assert (tmp_path / "own" / "my-history.db").is_file()
-    page.screenshot(path=SHOTS / "own-history-loaded.png", full_page=True)
+    page.screenshot(path=SHOTS / f"own-history-loaded{suffix}.png", full_page=True)
     page.locator("[data-testid='stSidebarNav']").get_by_text("Search lab (A/B)").click()
     settle(page)  # the same session: the palace just made stays open
     page.locator("[data-testid='stSidebar']").get_by_text("my-history").first.wait_for()
@@ -183,4 +232,4 @@ def own_history(page, app_url: str, tmp_path: Path) -> None:
     reader = page.locator(".st-key-lab_reader")
     reader.wait_for()
     assert "demo" in reader.inner_text()
-    page.screenshot(path=SHOTS / "search-filtered-reader.png", full_page=True)
+    page.screenshot(path=SHOTS / f"search-filtered-reader{suffix}.png", full_page=True)

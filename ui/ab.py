@@ -13,6 +13,7 @@ from palace_lab.errors import SearchError
 from palace_lab.search.modes import list_modes, parse_mode
 from ui.data import card_map, cards, content_key
 from ui.exchange import md_escape, show_card, show_messages
+from ui.layout import metric_row
 from ui.search import prepare
 from ui.state import engine, palace
 
@@ -29,6 +30,8 @@ METRIC_HELP = {"mrr": "1 / rank of the first relevant result (grade ≥ 2); 0 wh
 def mode_picker(side: str, default: str) -> str | None:
     """A preset/pure mode or any typed mode string; a bad string is one clear error, None."""
     names = [m["name"] for m in list_modes()]
+    if default not in names:  # a tuned mode string applied as this palace's default
+        names.insert(0, default)
     choice = st.selectbox(f"Mode {side.upper()}", [*names, CUSTOM], index=names.index(default),
                           key=f"lab_mode_{side}")
     if choice != CUSTOM:
@@ -114,9 +117,9 @@ def metrics(result: ab.ABResult, judged: dict[str, int]) -> None:
     graded = sum(1 for e in result.pooled if e in judged)
     for side, mode, values in (("a", result.mode_a, a), ("b", result.mode_b, b)):
         with st.container(key=f"lab_metrics_{side}"):
-            cols = st.columns([2, 1, 1, 1, 1, 1], vertical_alignment="center")
-            cols[0].markdown(f"**{side.upper()}** · {md_escape(mode)}")
-            for col, (name, label) in zip(cols[1:], METRIC_LABELS.items()):
+            st.markdown(f"**{side.upper()}** · {md_escape(mode)}")
+            cols = metric_row(len(METRIC_LABELS), width=130)
+            for col, (name, label) in zip(cols, METRIC_LABELS.items()):
                 delta = f"{values[name] - a[name]:+.3f}" if side == "b" and graded else None
                 col.metric(label, f"{values[name]:.3f}", delta=delta, help=METRIC_HELP[name],
                            delta_color="off" if name == "judged@10" else "normal")
@@ -186,7 +189,7 @@ def result_column(side: str, mode: str, hits, result: ab.ABResult, judged: dict[
                 show_card(cards_[hit.exchange_id])
             else:
                 st.text(hit.preview)
-            left, right = st.columns([3, 1], vertical_alignment="center")
+            left, right = st.columns([3, 2], vertical_alignment="center")  # "Read" whole at 1024 px
             with left:
                 grade_control(side, result.query_id, hit.exchange_id, current)
             right.button("Read", key=f"lab_read_{side}_{hit.exchange_id}", on_click=_read,

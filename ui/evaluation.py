@@ -90,8 +90,7 @@ def judged() -> tuple[list[dict], dict] | None:
 def table_panel(report, n_queries: int) -> None:
     headline(report.summary)
     table = report.to_dataframe()
-    table["significant"] = table["significant"].map(
-        lambda v: {True: "yes", False: "no"}.get(v, v) if isinstance(v, bool) else (v or ""))
+    table["significant"] = [_significance(v, d) for v, d in zip(table["significant"], table["d"])]
     st.dataframe(table, width="stretch", hide_index=True)
     if report.comparison:
         st.caption(f"d, p_adj, significant: paired {report.comparison.test}-test of each mode against "
@@ -141,3 +140,10 @@ def sweep_panel(queries, qrels) -> None:
     for mode, message in result.errors.items():
         st.error(md_escape(f"{mode}: {message}"), icon=":material/error:")
     st.download_button("Sweep as Markdown", result.to_markdown(), "palace_sweep.md", key="eval_sweep_md")
+
+
+def _significance(value, d) -> str:
+    """"yes, better" / "yes, worse" than the baseline (the sign of Cohen's d), "no", or a label."""
+    if not isinstance(value, bool):
+        return value or ""
+    return ("yes, better" if d > 0 else "yes, worse") if value else "no"

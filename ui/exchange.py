@@ -45,7 +45,12 @@ def show_card(card) -> None:
     if card.files_touched:
         more = len(card.files_touched) - 4
         lines.append("files: " + ", ".join(card.files_touched[:4]) + (f" (+{more})" if more > 0 else ""))
-    st.text("\n".join(lines))  # one element per card: one field per line
+    st.text(unescape("\n".join(lines)))  # one element per card: one field per line
+
+
+def unescape(text: str) -> str:
+    """Card text lifted from JSON-escaped tool output keeps ``\\n`` and ``\\"``: show them plainly."""
+    return text.replace("\\n", " ").replace('\\"', '"').replace("\\t", " ")
 
 
 VERBATIM_NOTE = ("Verbatim text, exactly as the source wrote it: secrets in it are not redacted "

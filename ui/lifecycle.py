@@ -2,7 +2,8 @@
 
 Data comes from :mod:`palace_lab.lifecycle` through ``st.cache_data`` keyed by the palace file
 and its fingerprint (so a re-ingest is seen on the next rerun). Conversation text, blocks,
-summaries and profiles are shown with ``st.text`` or in dataframes, never as Markdown.
+summaries are shown with ``st.text`` or in dataframes, never as Markdown; the L3 profile, which the
+consolidation writes as Markdown, is rendered as Markdown (Streamlit never renders HTML in it).
 """
 
 from __future__ import annotations
@@ -142,7 +143,8 @@ def consolidation_panel() -> None:
     when = st.select_slider("Profile as of", range(len(snaps)), len(snaps) - 1, key="life_when",
                             format_func=lambda i: snaps[i].at.strftime("%Y-%m-%d"))
     st.caption("L3 profile (refreshed monthly from the last 4 weekly digests)")
-    st.text(snaps[when].profile or "(no profile yet)")
+    with st.container(border=True):
+        st.markdown(snaps[when].profile or "(no profile yet)")
     with st.expander("Schedule"):
         st.json({k: str(v) if isinstance(v, timedelta) else v for k, v in vars(schedule).items()})
 

@@ -68,9 +68,12 @@ def palace_at(path: str):
 def distiller_version() -> str | None:
     """The chosen version, else the one with the most cards (a trial re-distillation of a
     sample in Tuning is newer but partial, so "latest" would be the wrong default)."""
+    from palace_lab.experiments.prefs import load
+
     versions = palace().distiller_versions()
-    chosen = st.session_state.get("distiller")
-    if chosen in [v["version"] for v in versions if v["cards"]]:
+    made = [v["version"] for v in versions if v["cards"]]
+    chosen = st.session_state.get("distiller") or load(db_path()).get("distiller_version")
+    if chosen in made:
         return chosen
     ranked = sorted(enumerate(versions), key=lambda iv: (-iv[1]["cards"], -iv[0]))
     return ranked[0][1]["version"] if ranked and ranked[0][1]["cards"] else None

@@ -19,6 +19,7 @@ from palace_lab.paper import RATIO_NAME as PAPER_RATIO
 from palace_lab.paper import RETRIEVAL as PAPER
 from palace_lab.paper import RETRIEVAL_TEXT as PAPER_TEXT
 from ui.exchange import md_escape
+from ui.layout import metric_row
 from ui.search import ready
 from ui.state import embedder_name, engine, palace, query_set
 
@@ -95,7 +96,7 @@ def definitions_table(d: dict) -> None:
 
 def headline(s: dict) -> None:
     """The paper's headline figures from a report summary, each with the paper's beside it."""
-    c = st.columns(5 if s.get("default_value") is not None else 4)
+    c = metric_row(5 if s.get("default_value") is not None else 4)
     c[0].metric("Best verbatim MRR", _f(s.get("best_verbatim_value")),
                 help=f"{md_escape(s.get('best_verbatim'))} · paper {PAPER['best_verbatim_value']}")
     c[1].metric("Best distilled MRR", _f(s.get("best_distilled_value")),

@@ -15,6 +15,7 @@ from palace_lab.distill.prompt import DEFAULT_TEMPLATE, PLACEHOLDERS
 from palace_lab.distill.run import distill_palace
 from palace_lab.search.modes import list_modes
 from palace_lab.tokens import count_tokens
+from ui.defaults import baselines
 from ui.exchange import md_escape
 from ui.search import mode_runs
 from ui.state import distiller_version, engine, palace
@@ -37,6 +38,22 @@ def trial_distiller():
                          max_cost_usd=cap)
 
 
+# The rules distiller's knobs in words (palace_lab/distill/rules.py, "Budget rule").
+KNOB_LABELS = {
+    "budget_tokens": ("Max core + context tokens", "ceiling on the readable part of a card (paper: 38)"),
+    "context_chars": ("Context length (characters)", "how much of the project/file context a card keeps"),
+    "core_chars": ("Core length cap (characters)", "hard cap on the core sentence; 0 = no cap"),
+    "request_share": ("Request's share of the core", "how much of the core goes to what was asked "
+                                                     "rather than to the outcome"),
+    "repeat_weight": ("Weight of repeated words", "below 1 penalises words the context already says"),
+    "mean_tokens": ("Mean card budget (tokens)", "target tokens a card on average over the palace "
+                                                  "(paper: 38); sets the share of dialogue kept"),
+    "min_share": ("Min share of dialogue kept", "floor of the share s for very long exchanges"),
+    "max_share": ("Max share of dialogue kept", "ceiling of the share s for short chat turns"),
+    "core_share": ("Core + context share of the card", "the rest of the card's budget goes to keywords"),
+}
+
+
 def knobs(factory) -> dict:
     """An input per keyword argument of the distiller (its defaults make the default version)."""
     params = [p for p in inspect.signature(factory).parameters.values()
@@ -44,14 +61,16 @@ def knobs(factory) -> dict:
     chosen, cols = {}, st.columns(3)
     for i, param in enumerate(params):
         col, key, default = cols[i % 3], f"tune_knob_{param.name}", param.default
+        label, text = KNOB_LABELS.get(param.name, (param.name, ""))
+        text = f"{text} (`{param.name}`, default {default})"
         if isinstance(default, bool):
-            chosen[param.name] = col.checkbox(param.name, default, key=key)
+            chosen[param.name] = col.checkbox(label, default, key=key, help=text)
         elif isinstance(default, int):
-            chosen[param.name] = int(col.number_input(param.name, 0, 10_000, default, key=key))
+            chosen[param.name] = int(col.number_input(label, 0, 10_000, default, key=key, help=text))
         elif isinstance(default, float):
-            chosen[param.name] = col.number_input(param.name, 0.0, 100.0, default, 0.05, key=key)
+            chosen[param.name] = col.number_input(label, 0.0, 100.0, default, 0.05, key=key, help=text)
         else:
-            value = col.number_input(param.name, 0, 10_000, 0, key=key, help="0 = no limit")
+            value = col.number_input(label, 0, 10_000, 0, key=key, help=text)
             chosen[param.name] = int(value) or None
     return chosen
 
@@ -127,8 +146,8 @@ def fusion_panel(run_a: str, run_b: str, queries: list[dict], qrels: dict) -> No
     st.dataframe(pd.DataFrame(rows).set_index("mode").style.format("{:.3f}").highlight_max(color="#d7ecd9"),
                  width="stretch")
     st.caption(f"{len(qrels)} judged queries; pure runs to depth {fusion_tuning.DEPTH}, fused, cut "
-               "to 10, exactly as the engine runs these modes. Weighted RRF is measured here only "
-               "(the mode language has no weighted rrf yet); at w = 0.5 it ranks as plain rrf.")
+               "to 10, exactly as the engine runs these modes; at w = 0.5 weighted RRF ranks as plain rrf. "
+               "Apply a weighting as the search default on **Grid search**.")
 
 
 def grid_panel(run_a: str, run_b: str, queries: list[dict], qrels: dict) -> None:
@@ -148,5 +167,7 @@ def grid_panel(run_a: str, run_b: str, queries: list[dict], qrels: dict) -> None
     weights, ks, scores = fusion_tuning.grid_matrix(result)
     st.plotly_chart(grid_heatmap(weights, ks, scores, metric=metric, best=result.in_sample["params"]),
                     width="stretch")
-    folds_table = pd.DataFrame(result.folds).assign(params=lambda d: d["params"].map(str))
-    st.dataframe(folds_table, width="stretch", hide_index=True)
+    baselines(result, runs[run_a], runs[run_b], queries, qrels)
+    with st.expander("Per-fold choices"):
+        folds_table = pd.DataFrame(result.folds).assign(params=lambda d: d["params"].map(str))
+        st.dataframe(folds_table, width="stretch", hide_index=True)

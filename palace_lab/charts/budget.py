@@ -23,7 +23,8 @@ def per_1000_bars(summary: BudgetSummary):
                     y=[PAPER["per_1000"][paper], ours.get(layer) or 0],
                     marker_color=COLORS[layer], texttemplate="%{y:,.0f}", textposition="outside")
     fig.update_layout(barmode="group", yaxis_title=f"tokens per 1,000 exchanges ({summary.encoding})",
-                      legend_orientation="h", margin=dict(t=30, b=10), height=360)
+                      legend_orientation="h", margin=dict(t=50, b=10), height=360,
+                      title="Tokens to carry 1,000 exchanges, by layer")
     return fig
 
 
@@ -50,8 +51,9 @@ def token_histogram(rows: list[ExchangeBudget], *, bins: int = 40, distilled: st
             counts, _ = np.histogram(v, bins=edges)
             fig.add_scatter(x=centers, y=counts, name=layer, mode="lines", line_shape="hvh",
                             fill="tozeroy", line_color=COLORS[layer], opacity=0.75)
-    fig.update_xaxes(type="log", title="tokens per exchange (log scale)")
-    fig.update_layout(yaxis_title="exchanges", legend_orientation="h", legend_y=-0.25,
+    # One tick per power of ten, "10, 100, 1k" (plotly's default log ticks read "2 5 100 2 5").
+    fig.update_xaxes(type="log", title="tokens per exchange (log scale)", dtick=1, tickformat="~s")
+    fig.update_layout(title="Exchanges by size, per layer", yaxis_title="exchanges", legend_orientation="h", legend_y=-0.25,
                       margin=dict(t=30, b=10), height=360)
     return fig
 
@@ -69,7 +71,7 @@ def tokens_by_project(rows: list[ExchangeBudget]):
     for layer in ("verbatim", "core"):
         fig.add_bar(name=layer, y=projects, x=[totals[p][layer] for p in projects],
                     orientation="h", marker_color=COLORS[layer])
-    fig.update_layout(barmode="group", xaxis_title="tokens", margin=dict(t=30, b=10),
+    fig.update_layout(title="Tokens by project, per layer", barmode="group", xaxis_title="tokens", margin=dict(t=50, b=10),
                       height=120 + 40 * len(projects), legend_orientation="h")
     return fig
 
@@ -89,6 +91,6 @@ def tokens_over_time(rows: list[ExchangeBudget], *, freq: str = "W"):
     for layer in ("verbatim", "core"):
         fig.add_scatter(x=weekly.index, y=weekly[layer], name=layer, mode="lines",
                         line_color=COLORS[layer])
-    fig.update_layout(yaxis_title="cumulative tokens", margin=dict(t=30, b=10), height=320,
+    fig.update_layout(title="Cumulative tokens over time, per layer", yaxis_title="cumulative tokens", margin=dict(t=50, b=10), height=320,
                       legend_orientation="h")
     return fig

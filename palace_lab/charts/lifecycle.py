@@ -27,8 +27,8 @@ def toolcall_scatter(rows: Sequence, *, min_tokens: int = 2000):
                         line=dict(dash=dash, color="#c3a66b"))
     fig.add_scatter(x=[15000], y=[750], mode="markers", name="source example (15,000 → 750)",
                     marker=dict(symbol="star", size=12, color="#b5523b"))
-    fig.update_xaxes(type="log", title="tool traffic tokens (before)")
-    fig.update_yaxes(type="log", title="compressed block tokens (after)")
+    fig.update_xaxes(type="log", title="tool traffic tokens (before)", dtick=1, tickformat="~s")
+    fig.update_yaxes(type="log", title="compressed block tokens (after)", dtick=1, tickformat="~s")
     fig.update_layout(height=400, margin=dict(t=30, b=10),
                       legend=dict(orientation="h", yanchor="bottom", y=1.02))
     return fig

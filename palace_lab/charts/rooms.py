@@ -8,6 +8,7 @@ model), so they are untrusted: plotly renders a few HTML tags inside labels (``<
 
 from __future__ import annotations
 
+from collections import Counter
 from collections.abc import Sequence
 
 import numpy as np
@@ -36,9 +37,11 @@ def _hierarchy(stats: Sequence[RoomStat], size: str):
         parents.append("")
         values.append(sum(getattr(s, size) for s in members))
         colors.append(TYPE_COLORS.get(rtype, "#9aa5b1"))
+        seen = Counter(s.room_label for s in members)
         for s in members:
             ids.append(f"{rtype}/{s.room_key}")
-            labels.append(plain(s.room_label, 40))
+            # Two rooms with one label (README.md of two projects) would read as a double.
+            labels.append(plain(s.room_label if seen[s.room_label] == 1 else s.room_key, 40))
             parents.append(rtype)
             values.append(getattr(s, size))
             colors.append(TYPE_COLORS.get(rtype, "#9aa5b1"))
@@ -46,7 +49,7 @@ def _hierarchy(stats: Sequence[RoomStat], size: str):
 
 
 def room_map(stats: Sequence[RoomStat], *, size: str = "exchanges", kind: str = "treemap",
-             max_rooms: int = 150):
+             max_rooms: int = 60):
     """Room type → room, sized by ``size`` (``exchanges`` or ``tokens``). An exchange filed in
     two rooms counts in both, so the total exceeds the palace's exchange count."""
     import plotly.graph_objects as go
@@ -58,8 +61,11 @@ def room_map(stats: Sequence[RoomStat], *, size: str = "exchanges", kind: str = 
     trace = go.Treemap if kind == "treemap" else go.Sunburst
     fig = go.Figure(trace(ids=ids, labels=labels, parents=parents, values=values,
                           branchvalues="total", marker=dict(colors=colors),
+                          textinfo="label+value", textfont=dict(size=14),
                           hovertemplate="%{label}<br>%{value:,} " + SIZES[size] + "<extra></extra>"))
-    fig.update_layout(margin=dict(t=10, l=5, r=5, b=5), height=460)
+    # A label too small to read is hidden (hover still names the room), not drawn at 4 px.
+    fig.update_layout(margin=dict(t=10, l=5, r=5, b=5), height=520,
+                      uniformtext=dict(minsize=11, mode="hide"))
     return fig
 
 

@@ -69,9 +69,14 @@ def file_room(exchange: Exchange) -> Room | None:
     return Room("file", path.lower(), path.rsplit("/", 1)[-1], round(relevance, 2))
 
 
+# Words that recur across exchanges without naming anything a person would file under (JSON's
+# null, "ones" from "the failing ones"): seen as concept rooms on real histories.
+NOT_ROOMS = frozenset("null none ones true false undefined nan self this that them".split())
+
+
 def _phrase_ok(term: str) -> bool:
     return (len(term) >= 4 and not term[0].isdigit() and "/" not in term and "." not in term
-            and term not in GENERIC)
+            and term not in GENERIC and term not in NOT_ROOMS)
 
 
 def _candidates(said: str) -> Counter:

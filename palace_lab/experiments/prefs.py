@@ -1,0 +1,56 @@
+"""A palace's own defaults: the search mode and the card version chosen for it (e.g. applied from
+the lab's Tuning page), kept in a small JSON file beside the palace file.
+
+``<palace>.prefs.json`` holds ``{"search_mode": ..., "distiller_version": ...}``; a missing key
+means the project default (:data:`palace_lab.search.modes.DEFAULT_MODE`, or the card version
+with the most cards). A mode is validated with :func:`~palace_lab.search.modes.parse_mode`
+before it is stored, so what is stored always parses. Writes replace the file atomically.
+"""
+
+from __future__ import annotations
+
+import json
+import os
+from pathlib import Path
+
+from palace_lab.search.modes import DEFAULT_MODE, PRESETS, parse_mode
+
+KEYS = ("search_mode", "distiller_version")
+
+
+def prefs_path(db: str | Path) -> Path:
+    db = Path(db)
+    return db.with_name(db.name + ".prefs.json")
+
+
+def load(db: str | Path) -> dict:
+    """The stored preferences (only known keys); ``{}`` when none or the file is unreadable."""
+    try:
+        data = json.loads(prefs_path(db).read_text(encoding="utf-8"))
+    except (OSError, ValueError):
+        return {}
+    return {k: v for k, v in data.items() if k in KEYS and isinstance(v, str)} if isinstance(data, dict) else {}
+
+
+def set_pref(db: str | Path, key: str, value: str | None) -> dict:
+    """Store (or, with ``None``, remove) one preference; returns the preferences now stored."""
+    if key not in KEYS:
+        raise ValueError(f"unknown palace preference {key!r}; valid: {', '.join(KEYS)}")
+    if key == "search_mode" and value is not None:
+        value = str(parse_mode(value)) if value not in PRESETS else value
+    prefs = load(db)
+    if value is None:
+        prefs.pop(key, None)
+    else:
+        prefs[key] = value
+    path = prefs_path(db)
+    tmp = path.with_name(path.name + ".tmp")
+    tmp.write_text(json.dumps(prefs, indent=2, sort_keys=True) + "\n", encoding="utf-8")
+    os.replace(tmp, path)
+    return prefs
+
+
+def search_mode(db: str | Path) -> str:
+    """The palace's search default, else the project's :data:`DEFAULT_MODE`."""
+    return load(db).get("search_mode") or DEFAULT_MODE
+

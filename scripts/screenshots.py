@@ -1,0 +1,114 @@
+"""The README's screenshots, from a fresh palace built as ``./lab app`` builds it, in Chromium.
+
+    .venv/bin/python scripts/screenshots.py [--out docs/screenshots]
+
+Builds the sample palace in a temporary folder with the CLI (ingest, distill, import-queries,
+the Overview's figures), starts ``streamlit run app.py`` on 127.0.0.1 as the tests do, and saves
+at 1440×900: the Overview, a search narrowed to one project with a long exchange open in the
+reader, and a grid-search result applied as the palace's search default.
+"""
+
+from __future__ import annotations
+
+import argparse
+import os
+import subprocess
+import sys
+import tempfile
+from pathlib import Path
+
+ROOT = Path(__file__).resolve().parents[1]
+sys.path.insert(0, str(ROOT / "tests"))
+
+from app_server import chromium, settle, streamlit_server  # noqa: E402
+
+LONG = 600_000
+QUERY = "why did we move the full-text index to substring matching"
+
+
+def build(db: Path, env: dict) -> None:
+    cli = [str(ROOT / ".venv" / "bin" / "palace-lab")]
+    sample = ROOT / "sample_data"
+    steps = [[*cli, "ingest", str(sample / "claude_code"), str(sample / "codex"), str(sample / "chatgpt")],
+             [*cli, "distill"],
+             [*cli, "import-queries", str(sample / "queries.jsonl"), "--qrels", str(sample / "qrels.txt")],
+             [sys.executable, "-m", "palace_lab.experiments.story"]]
+    for step in steps:
+        subprocess.run([*step, "--db", str(db)], cwd=ROOT, env=env, check=True,
+                       stdout=subprocess.DEVNULL)
+
+
+def shoot(url: str, out: Path) -> None:
+    with chromium(1440, 900) as page:
+        page.goto(url)
+        settle(page, LONG)
+        page.get_by_text("Retrieval kept").first.wait_for(timeout=LONG)
+        page.screenshot(path=out / "01-overview.png")
+
+        page.goto(f"{url}/search_lab")
+        settle(page, LONG)
+        page.set_viewport_size({"width": 1440, "height": 2500})  # the filters, hits and the reader
+        depth = page.get_by_label("k", exact=True)
+        depth.fill("2")
+        depth.press("Enter")
+        settle(page)
+        page.get_by_label("Project").click()
+        options = page.get_by_role("option")
+        options.nth(1).click()  # the first project after "all"
+        settle(page)
+        query = page.get_by_label("Query", exact=True)
+        query.fill(QUERY)
+        query.press("Enter")
+        page.locator(".st-key-lab_metrics_a").wait_for(timeout=LONG)
+        settle(page, LONG)
+        page.get_by_role("button", name="Read").first.click()
+        settle(page)
+        page.locator(".st-key-lab_reader").wait_for()
+        page.get_by_label("Query", exact=True).scroll_into_view_if_needed()
+        page.mouse.move(5, 5)  # no tooltip over the hits
+        page.wait_for_timeout(500)
+        page.screenshot(path=out / "search-filtered-reader.png")
+        shrink(out / "search-filtered-reader.png", 0.6)
+        page.set_viewport_size({"width": 1440, "height": 900})
+
+        page.goto(f"{url}/tuning")
+        settle(page, LONG)
+        page.get_by_role("tab", name="Grid search").click()
+        settle(page, LONG)
+        page.get_by_role("button", name="Apply as search default").click()
+        page.get_by_text("Applied: this palace searches with").wait_for(timeout=LONG)
+        settle(page, LONG)
+        page.get_by_text("Does tuning beat the baselines?").scroll_into_view_if_needed()
+        page.wait_for_timeout(500)
+        page.screenshot(path=out / "tuning-applied.png")
+
+
+def shrink(png: Path, scale: float) -> None:
+    """A tall page at a modest file size (the README shows it at page width anyway)."""
+    from PIL import Image
+
+    with Image.open(png) as im:
+        small = im.resize((int(im.width * scale), int(im.height * scale)), Image.LANCZOS)
+    small.convert("RGB").quantize(256).save(png, optimize=True)  # 256 colours: plenty for a UI, a third of the size
+
+
+def main() -> None:
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument("--out", type=Path, default=ROOT / "docs" / "screenshots")
+    args = parser.parse_args()
+    args.out.mkdir(parents=True, exist_ok=True)
+    with tempfile.TemporaryDirectory(prefix="palace_shots_") as tmp:
+        db = Path(tmp) / "sample.db"
+        env = {**os.environ, "HF_HUB_OFFLINE": "1", "PALACE_LAB_CACHE_DIR": str(Path(tmp) / "cache")}
+        build(db, env)
+        server_env = {"PALACE_LAB_DB": str(db), "PALACE_LAB_SAMPLE_DB": str(db),
+                      "PALACE_LAB_CACHE_DIR": env["PALACE_LAB_CACHE_DIR"],
+                      "PALACE_LAB_PALACES": str(Path(tmp) / "own")}
+        with streamlit_server(server_env) as url:
+            shoot(url, args.out)
+    for png in sorted(args.out.glob("*.png")):
+        print(f"{png.relative_to(ROOT)}  {png.stat().st_size // 1024} KB")
+
+
+if __name__ == "__main__":
+    main()
