@@ -4,7 +4,7 @@
 
 Builds the sample palace in a temporary folder with the CLI (ingest, distill, import-queries,
 the Overview's figures), starts ``streamlit run app.py`` on 127.0.0.1 as the tests do, and saves
-at 1440×900: the Overview, a search narrowed to one project with a long exchange open in the
+at 1440×900 (or shoots a lab already running, ``--url``): the Overview, a search narrowed to one project with a long exchange open in the
 reader, and a grid-search result applied as the palace's search default.
 """
 
@@ -23,7 +23,8 @@ sys.path.insert(0, str(ROOT / "tests"))
 from app_server import chromium, settle, streamlit_server  # noqa: E402
 
 LONG = 600_000
-QUERY = "why did we move the full-text index to substring matching"
+QUERY = "why did memory keep growing on the display that sat behind another tab"
+PROJECT = "tidewatch"  # the sample's longest exchanges (10-12k characters, 30+ messages) are here
 
 
 def build(db: Path, env: dict) -> None:
@@ -53,8 +54,7 @@ def shoot(url: str, out: Path) -> None:
         depth.press("Enter")
         settle(page)
         page.get_by_label("Project").click()
-        options = page.get_by_role("option")
-        options.nth(1).click()  # the first project after "all"
+        page.get_by_role("option", name=PROJECT, exact=True).click()
         settle(page)
         query = page.get_by_label("Query", exact=True)
         query.fill(QUERY)
@@ -95,8 +95,13 @@ def shrink(png: Path, scale: float) -> None:
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--out", type=Path, default=ROOT / "docs" / "screenshots")
+    parser.add_argument("--url", help="shoot a lab already running (e.g. a fresh clone's "
+                        "`./lab app --headless`: http://127.0.0.1:8501) instead of building one")
     args = parser.parse_args()
     args.out.mkdir(parents=True, exist_ok=True)
+    if args.url:
+        shoot(args.url.rstrip("/"), args.out)
+        return report(args.out)
     with tempfile.TemporaryDirectory(prefix="palace_shots_") as tmp:
         db = Path(tmp) / "sample.db"
         env = {**os.environ, "HF_HUB_OFFLINE": "1", "PALACE_LAB_CACHE_DIR": str(Path(tmp) / "cache")}
@@ -106,8 +111,12 @@ def main() -> None:
                       "PALACE_LAB_PALACES": str(Path(tmp) / "own")}
         with streamlit_server(server_env) as url:
             shoot(url, args.out)
-    for png in sorted(args.out.glob("*.png")):
-        print(f"{png.relative_to(ROOT)}  {png.stat().st_size // 1024} KB")
+    report(args.out)
+
+
+def report(out: Path) -> None:
+    for png in sorted(out.glob("*.png")):
+        print(f"{png}  {png.stat().st_size // 1024} KB")
 
 
 if __name__ == "__main__":
