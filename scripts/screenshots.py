@@ -61,7 +61,7 @@ def shoot(url: str, out: Path) -> None:
         query.press("Enter")
         page.locator(".st-key-lab_metrics_a").wait_for(timeout=LONG)
         settle(page, LONG)
-        page.get_by_role("button", name="Read").first.click()
+        page.get_by_role("button", name="Read").nth(2).click()  # B's first hit (k = 2 a side)
         settle(page)
         page.locator(".st-key-lab_reader").wait_for()
         page.get_by_label("Query", exact=True).scroll_into_view_if_needed()
