@@ -13,7 +13,7 @@ B = {f"q{i}": ({f"d{i}": 2.0, "y": 1.0} if i % 2 else {"y": 2.0, f"d{i}": 1.0}) 
 
 def test_held_out_values_average_to_the_cross_validated_score():
     tuning = fusion_tuning.grid_search("a", "b", A, B, QRELS, folds=3)
-    held = tuning_baselines.held_out_values(tuning, A, B, QRELS)
+    held = tuning.held_out
     assert set(held) == set(QRELS)
     assert sum(held.values()) / len(held) == pytest.approx(tuning.cv_score)
 

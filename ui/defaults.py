@@ -35,7 +35,7 @@ def default_note(where: str) -> None:
         st.rerun()
 
 
-def baselines(tuning, run_a: dict, run_b: dict, queries: list[dict], qrels: dict) -> None:
+def baselines(tuning, queries: list[dict], qrels: dict) -> None:
     """The tuned fusion against the best verbatim-only mode and the current default, and the
     button that makes the in-sample best this palace's search default."""
     current, tuned = search_default(), tuning.in_sample["mode"]
@@ -48,8 +48,7 @@ def baselines(tuning, run_a: dict, run_b: dict, queries: list[dict], qrels: dict
     chosen = {f"best verbatim-only: {best_verbatim}": runs[best_verbatim]}
     chosen.update({(f"project default: {m}" if m == DEFAULT_MODE else f"this palace's default: {m}"):
                    runs[m] for m in others})
-    held = tuning_baselines.held_out_values(tuning, run_a, run_b, qrels)
-    rows = tuning_baselines.against(held, chosen, qrels, tuning.metric)
+    rows = tuning_baselines.against(tuning.held_out, chosen, qrels, tuning.metric)
     st.markdown(f"**Does tuning beat the baselines?** Cross-validated {tuning.metric} of the tuned "
                 "fusion (each query scored by knobs chosen without it) against each baseline, "
                 "paired t-test over the same queries.")

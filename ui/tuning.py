@@ -167,7 +167,7 @@ def grid_panel(run_a: str, run_b: str, queries: list[dict], qrels: dict) -> None
     weights, ks, scores = fusion_tuning.grid_matrix(result)
     st.plotly_chart(grid_heatmap(weights, ks, scores, metric=metric, best=result.in_sample["params"]),
                     width="stretch")
-    baselines(result, runs[run_a], runs[run_b], queries, qrels)
+    baselines(result, queries, qrels)
     with st.expander("Per-fold choices"):
         folds_table = pd.DataFrame(result.folds).assign(params=lambda d: d["params"].map(str))
         st.dataframe(folds_table, width="stretch", hide_index=True)

@@ -126,7 +126,9 @@ def _mode_for(template: str | Callable[[dict], str], params: Mapping) -> str:
 
 @dataclass(frozen=True)
 class Tuning:
-    """Grid-search result: per-fold choices, the CV score and the in-sample best side by side."""
+    """Grid-search result: per-fold choices, the CV score and the in-sample best side by side;
+    ``held_out`` is each query's value under the knobs chosen without it (the CV score is their
+    mean), what a paired test against a baseline compares."""
 
     metric: str
     seed: int
@@ -134,6 +136,7 @@ class Tuning:
     cv_score: float
     in_sample: dict
     grid_scores: tuple[dict, ...]
+    held_out: Mapping[str, float] = field(default_factory=dict)
 
     @property
     def optimism(self) -> float:
@@ -177,7 +180,8 @@ def tune(run_mode: RunMode, template: str | Callable[[dict], str], params: Seque
     in_sample = {"params": points[best], "mode": modes[best], "score": score}
     grid_scores = tuple({"params": p, "mode": m, "score": _mean(s, s)}
                         for p, m, s in zip(points, modes, scores))
-    return Tuning(metric, seed, tuple(fold_rows), _mean(held_out, held_out), in_sample, grid_scores)
+    return Tuning(metric, seed, tuple(fold_rows), _mean(held_out, held_out), in_sample, grid_scores,
+                  held_out)
 
 
 # ---------------------------------------------------------------------------------- pooling

@@ -2,7 +2,7 @@
 current search default.
 
 The tuned figure compared is the *cross-validated* one (each query scored by the knobs chosen
-on the other folds, :func:`palace_lab.evaluate.sweep.tune`), so a grid that only fits noise
+on the other folds: :attr:`palace_lab.evaluate.sweep.Tuning.held_out`), so a grid that only fits noise
 shows no gain. Per-query values of both sides go through the paired t-test of
 :mod:`palace_lab.evaluate.stats`; ``significant`` is p < 0.05, and ``verdict`` says in words
 whether the tuned fusion is better, worse or not distinguishable.
@@ -15,22 +15,9 @@ from collections.abc import Mapping
 from palace_lab.evaluate.base import Qrels, Run, check_qrels
 from palace_lab.evaluate.metrics import per_query
 from palace_lab.evaluate.stats import paired_result
-from palace_lab.evaluate.sweep import Tuning, kfold
-from palace_lab.experiments.fusion_tuning import fused
 
 VERBATIM_MODES = ("bm25:verbatim", "hnsw:verbatim", "verbatim-fusion")
 ALPHA = 0.05
-
-
-def held_out_values(tuning: Tuning, a: Run, b: Run, qrels: Qrels) -> dict[str, float]:
-    """``{query_id: score}`` of each query under the knobs chosen without it (the CV score's parts)."""
-    qrels = check_qrels(qrels)
-    values: dict[str, float] = {}
-    for row, test in zip(tuning.folds, kfold(qrels, len(tuning.folds), tuning.seed)):
-        p = row["params"]
-        scores = per_query(qrels, fused(a, b, "wrrf", weight=p["w"], k=p["k"]), [tuning.metric])
-        values.update({q: scores[tuning.metric][q] for q in test})
-    return values
 
 
 def against(tuned: Mapping[str, float], baselines: Mapping[str, Run], qrels: Qrels,

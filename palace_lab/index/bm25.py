@@ -95,12 +95,6 @@ class BM25Index:
         """True when rows were added or removed since the main matrix was built."""
         return self.delta is not None and self.delta.rows > 0 or self.live is not None
 
-    def main_ids(self, query: str) -> list[int]:
-        """The main vocabulary's ids of the query's distinct terms."""
-        vocab, n_terms = self.vocab, self.n_terms
-        ids = [vocab.get(t, -1) for t in dict.fromkeys(self.tokenizer(query))]
-        return [i for i in ids if 0 <= i < n_terms]
-
     def scores(self, query: str) -> np.ndarray:
         """The BM25 score of every row for ``query`` (zeros when no term is known)."""
         terms = list(dict.fromkeys(self.tokenizer(query)))

@@ -22,7 +22,7 @@ from pathlib import Path
 import numpy as np
 
 from palace_lab.index.embed import (Embedder, embed_texts, embedding_key, get_embedder,
-                              pending_embeddings)
+                                    pending_embeddings)
 from palace_lab.errors import SearchError
 from palace_lab.index import cache as files
 from palace_lab.index import bm25_delta, grow
@@ -271,14 +271,13 @@ class IndexSet:
             held = self._stale.get((layer, mechanism))
             if held and held[0] == key:
                 return held[1]
-            base = files.previous(self.root, key)
-            base_rows = grow.read_rows(base) if base else None
-            if base_rows is None:
+            previous = self._previous(key)
+            if previous is None:
                 return None
+            base, base_ids, base_rows = previous
             start = time.perf_counter()
             ids, texts = self.layer_rows(layer)
-            rows = [embedding_key(self.embedder, t) for t in texts]
-            base_ids = files.read_ids(base)
+            rows = _row_keys(self, mechanism, texts)
             out = list(base_ids)
             for r in grow.delta(base_ids, base_rows, ids, rows).dropped:
                 out[r] = ""
@@ -310,12 +309,11 @@ class IndexSet:
                     rows: list[str]):
         """The previous BM25 index of this slot with the layer's changes as a delta, or None
         when there is none or a rebuild is due (:mod:`palace_lab.index.bm25_delta`)."""
-        base = files.previous(self.root, key) if self.use_cache else None
-        base_rows = grow.read_rows(base) if base else None
-        if base_rows is None or len(ids) <= bm25_delta.DELTA_FROM:
+        previous = self._previous(key) if len(ids) > bm25_delta.DELTA_FROM else None
+        if previous is None:
             return None
+        base, base_ids, base_rows = previous
         start = time.perf_counter()
-        base_ids = files.read_ids(base)
         try:
             index = BM25Index.load(base, len(base_ids), self.tokenizer.settings)
         except (OSError, ValueError, KeyError):
@@ -330,11 +328,10 @@ class IndexSet:
               progress):
         """The previous HNSW index of this slot with the layer's changes applied, or None
         when there is none or a rebuild is due (:mod:`palace_lab.index.grow`)."""
-        base = files.previous(self.root, key) if self.use_cache else None
-        base_rows = grow.read_rows(base) if base else None
-        if base_rows is None:
+        previous = self._previous(key)
+        if previous is None:
             return None
-        base_ids = files.read_ids(base)
+        base, base_ids, base_rows = previous
         change = grow.delta(base_ids, base_rows, ids, rows)
         if not grow.worth_growing(base_ids, change, len(ids)):
             return None
@@ -346,6 +343,16 @@ class IndexSet:
                           vectors)
         self.record(layer, "hnsw", "grow", start, change.size())
         return grown
+
+    def _previous(self, key: str) -> tuple[Path, list[str], list[str]] | None:
+        """``(folder, ids, rows)`` of the previous index of ``key``'s slot (an older content),
+        when the cache has one whose rows are known: what a delta, a grown HNSW index and a
+        search behind start from."""
+        base = files.previous(self.root, key) if self.use_cache else None
+        base_rows = grow.read_rows(base) if base else None
+        if base_rows is None:
+            return None
+        return base, files.read_ids(base), base_rows
 
     # -- helpers the mechanisms call ------------------------------------------------------
 
