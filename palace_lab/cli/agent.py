@@ -4,21 +4,13 @@ from __future__ import annotations
 
 import sys
 
-
-def _db(args):
-    from palace_lab.settings import Settings
-
-    return Settings.from_env(db=getattr(args, "db", None)).db
+from palace_lab.cli.common import _db, _emit, _palace
 
 
 def cmd_mcp(args) -> None:
     from palace_lab.agent.mcp_server import serve
-    from palace_lab.errors import PalaceError
 
-    db = _db(args)
-    if db is None:
-        raise PalaceError("no palace file: pass --db PATH or set PALACE_LAB_DB")
-    serve(db, distiller=args.distiller, embedder=args.embedder, http_port=args.http,
+    serve(_db(args), distiller=args.distiller, embedder=args.embedder, http_port=args.http,
           warm=not args.no_warm)
 
 
@@ -29,13 +21,13 @@ def cmd_hook_session_start(args) -> None:
 
     log = Path(args.log).expanduser() if args.log else None
     if args.prime:
-        run_prime(_db(args), args.prime, args.budget, log)
+        run_prime(_db(args, required=False), args.prime, args.budget, log)
         return
     try:
         stdin_text = sys.stdin.read()
     except Exception:  # noqa: BLE001 - an unreadable stdin is an empty event
         stdin_text = ""
-    out = run(stdin_text, _db(args), budget=args.budget, timeout=args.timeout,
+    out = run(stdin_text, _db(args, required=False), budget=args.budget, timeout=args.timeout,
               as_json=args.json, log_path=log)
     if out:
         sys.stdout.write(out + "\n")
@@ -46,7 +38,6 @@ def cmd_watch(args) -> None:
     import signal
 
     from palace_lab.agent.watch import Watcher
-    from palace_lab.cli.common import _emit, _palace
 
     with _palace(args, create=True) as palace:
         watcher = Watcher(palace, args.paths, distiller=args.distiller, embedder=args.embedder,

@@ -34,14 +34,21 @@ def _progress(desc: str, total: int | None = None):
                 disable=not sys.stderr.isatty() or os.environ.get("PALACE_LAB_NO_PROGRESS") == "1")
 
 
-def _palace(args, create: bool = False):
+def _db(args, *, required: bool = True):
+    """The palace file of ``--db``, else ``$PALACE_LAB_DB``; without either, one clear error
+    (or None when not ``required``: a hook that finds no palace prints nothing)."""
     from palace_lab.settings import Settings
-    from palace_lab.store import Palace
 
     db = Settings.from_env(db=getattr(args, "db", None)).db
-    if db is None:
+    if db is None and required:
         raise PalaceError("no palace file: pass --db PATH or set PALACE_LAB_DB")
-    palace = Palace.open(db, create=create, adopt_empty=getattr(args, "new_palace", False))
+    return db
+
+
+def _palace(args, create: bool = False):
+    from palace_lab.store import Palace
+
+    palace = Palace.open(_db(args), create=create, adopt_empty=getattr(args, "new_palace", False))
     palace.on_wait = _tell_waiting
     return palace
 
