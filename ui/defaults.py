@@ -21,6 +21,14 @@ def search_default() -> str:
     return palace_prefs.search_mode(db_path())
 
 
+def set_search_default(mode: str | None) -> None:
+    """Store ``mode`` as this palace's search default (``None``: back to the project's), let
+    the Search lab's mode B pick it up, and rerun the page."""
+    palace_prefs.set_pref(db_path(), "search_mode", mode)
+    st.session_state.pop("lab_mode_b", None)
+    st.rerun()
+
+
 def default_note(where: str) -> None:
     """A line saying which default is in use, with a reset when the palace has its own."""
     mode = search_default()
@@ -30,9 +38,7 @@ def default_note(where: str) -> None:
     a.info(f"{where} uses this palace's search default `{mode}` (applied from "
            f"**Tuning**); the project default is `{DEFAULT_MODE}`.", icon=":material/tune:")
     if b.button("Reset to project default", key=f"{where}_reset_default"):
-        palace_prefs.set_pref(db_path(), "search_mode", None)
-        st.session_state.pop("lab_mode_b", None)
-        st.rerun()
+        set_search_default(None)
 
 
 def baselines(tuning, queries: list[dict], qrels: dict) -> None:
@@ -67,14 +73,10 @@ def apply_button(mode: str, *, beaten: bool) -> None:
     a, b = st.columns(2)
     if a.button("Apply as search default", type="primary", disabled=mode == current,
                 key="tune_apply", help="the Search lab and the Overview use it for this palace"):
-        palace_prefs.set_pref(db_path(), "search_mode", mode)
-        st.session_state.pop("lab_mode_b", None)
-        st.rerun()
+        set_search_default(mode)
     if b.button("Reset to project default", disabled=current == DEFAULT_MODE, key="tune_reset",
                 help=f"back to {DEFAULT_MODE}"):
-        palace_prefs.set_pref(db_path(), "search_mode", None)
-        st.session_state.pop("lab_mode_b", None)
-        st.rerun()
+        set_search_default(None)
     if current != DEFAULT_MODE:
         st.success(f"Applied: this palace searches with `{current}` by default.",
                    icon=":material/check_circle:")
