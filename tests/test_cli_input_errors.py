@@ -129,8 +129,9 @@ def test_an_empty_file_is_a_palace_only_when_asked(tmp_path, capsys):
     assert main(["verify", "--db", str(empty)]) == 0
 
 
-def _as_nobody() -> list[str]:
-    """A command prefix that drops root (root writes read-only files), or skip."""
+def as_nobody() -> list[str]:
+    """A command prefix that drops root (root reads and writes every file, whatever its
+    mode), or skip."""
     if os.geteuid() != 0:
         return []
     if not shutil.which("setpriv"):
@@ -139,13 +140,13 @@ def _as_nobody() -> list[str]:
     if subprocess.run([*prefix, sys.executable, "-c", "import palace_lab"],
                       capture_output=True).returncode:
         pytest.skip("an unprivileged user cannot read this checkout (it lies under a private "
-                    "folder such as mktemp -d's): read-only palaces cannot be tested as nobody")
+                    "folder such as mktemp -d's): file modes cannot be tested as nobody")
     return prefix
 
 
 @pytest.mark.parametrize("what", ["file", "folder"])
 def test_a_read_only_palace_is_one_line(what):
-    prefix = _as_nobody()
+    prefix = as_nobody()
     root = Path(tempfile.mkdtemp(prefix="palace-ro-"))  # outside pytest's private folder
     try:
         history = write_jsonl(root / "h.jsonl", [{"conversation_id": "c", "role": "user",

@@ -126,11 +126,9 @@ def test_an_unreadable_file_is_reported_and_the_folder_goes_on(tmp_path):
     import subprocess
     import tempfile
 
-    prefix = []
-    if os.geteuid() == 0:
-        if not shutil.which("setpriv"):
-            pytest.skip("running as root without setpriv: permissions cannot be tested")
-        prefix = ["setpriv", "--reuid=65534", "--regid=65534", "--clear-groups"]
+    from test_cli_input_errors import as_nobody
+
+    prefix = as_nobody()
     root = tempfile.mkdtemp(prefix="palace-unreadable-")  # outside pytest's private folder
     try:
         folder = good_folder(Path(root))
