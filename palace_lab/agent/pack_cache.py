@@ -79,10 +79,12 @@ def write(path: Path, pack: CachedPack) -> None:
         old.unlink(missing_ok=True)
 
 
-def _lock(path: Path) -> Path | None:
+def _lock(path: Path, now=time.time) -> Path | None:
+    """The lock file of ``path``'s refresh, taken; None while another refresh holds it. A lock
+    older than :data:`LOCK_SECONDS` by the clock ``now`` is a refresh that died: broken."""
     lock = path.with_suffix(".lock")
     try:
-        if time.time() - lock.stat().st_mtime > LOCK_SECONDS:
+        if now() - lock.stat().st_mtime > LOCK_SECONDS:
             lock.unlink(missing_ok=True)  # a refresh that died long ago
     except FileNotFoundError:
         pass

@@ -12,7 +12,7 @@ from palace_lab.errors import UnknownFormatError
 from palace_lab.ingest.base import read_head
 from palace_lab.ingest.claude_ai import PARSER
 
-FIXTURES = Path(__file__).parent / "fixtures"
+FIXTURES = Path(__file__).resolve().parents[1] / "fixtures"
 FOLDER = FIXTURES / "claude_ai"
 EXPORT = FOLDER / "conversations.json"
 

@@ -11,7 +11,7 @@ from palace_lab.errors import UnknownFormatError
 from palace_lab.ingest.aider import PARSER, parse_history
 from palace_lab.ingest.base import read_head
 
-FIXTURES = Path(__file__).parent / "fixtures"
+FIXTURES = Path(__file__).resolve().parents[1] / "fixtures"
 HISTORY = FIXTURES / "aider" / ".aider.chat.history.md"
 
 

@@ -161,7 +161,7 @@ def test_load_page_shows_the_last_watch_pass(tree, tmp_path, monkeypatch):
         Watcher(palace, [tree], embedder="fake", warm=False, log=lambda _line: None).run(once=True)
     monkeypatch.setenv("PALACE_LAB_DB", str(db))
     monkeypatch.setenv("PALACE_LAB_EMBEDDER", "fake")
-    at = AppTest.from_file(str(Path(__file__).resolve().parents[1] / "app.py"),
+    at = AppTest.from_file(str(Path(__file__).resolve().parents[2] / "app.py"),
                            default_timeout=120)
     at.run()
     at.switch_page("pages/load.py")
@@ -229,18 +229,20 @@ def test_a_failed_ingest_is_tried_again_without_a_new_event(tree, tmp_path, monk
         return real(palace, path, *args, **kwargs)
 
     monkeypatch.setattr(ingest, "ingest_file", locked_once)
-    monkeypatch.setattr(watch, "RETRY_SECONDS", 0.5)
+    clock = [1000.0]  # the watcher's clock: the retry waits for it, not for real seconds
     db = tmp_path / "palace.db"
     palace = Palace.open(db)
-    watcher = Watcher(palace, [tree], embedder="fake", log=lambda _line: None)
+    watcher = Watcher(palace, [tree], embedder="fake", log=lambda _line: None,
+                      clock=lambda: clock[0])
     runner = threading.Thread(target=watcher.run, kwargs={"debounce_ms": 200}, daemon=True)
     runner.start()
     try:
         wait_for(lambda: watcher.passes)
         with open(next(tree.rglob("*.jsonl")), "a", encoding="utf-8") as fh:
             fh.write(exchange(2, "the nebula5 build is red", "Pinned node 20."))
+        wait_for(lambda: any("database is locked" in e for p in watcher.passes for e in p.errors))
+        clock[0] += watch.RETRY_SECONDS + 1
         wait_for(lambda: found(db, "nebula5"))
-        assert any("database is locked" in e for p in watcher.passes for e in p.errors)
     finally:
         watcher.stop.set()
         runner.join(timeout=15)

@@ -9,7 +9,7 @@ import pytest
 
 from palace_lab.cli import build_parser, main
 
-ROOT = Path(__file__).resolve().parents[1]
+ROOT = Path(__file__).resolve().parents[2]
 
 
 def run(args, capsys):

@@ -213,7 +213,6 @@ def test_a_broken_fallback_is_recorded_beside_the_first_error(stub):
 
 
 def test_the_default_fallback_is_the_rules_distiller(stub):
-    pytest.importorskip("palace_lab.distill.rules", reason="the rules distiller is not written yet")
     stub.push(error(500), error(500), error(500))
     d = distiller(stub, fallback=None)
     d.prepare([exchange(1)])

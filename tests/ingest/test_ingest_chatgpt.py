@@ -12,7 +12,7 @@ from palace_lab.errors import UnknownFormatError
 from palace_lab.ingest.base import read_head
 from palace_lab.ingest.chatgpt import PARSER
 
-FIXTURES = Path(__file__).parent / "fixtures"
+FIXTURES = Path(__file__).resolve().parents[1] / "fixtures"
 EXPORT = FIXTURES / "chatgpt" / "conversations.json"
 SINGLE = FIXTURES / "chatgpt" / "single_conversation.json"
 

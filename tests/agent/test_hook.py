@@ -6,6 +6,7 @@ from __future__ import annotations
 
 import json
 import subprocess
+import threading
 import time
 
 import pytest
@@ -109,13 +110,18 @@ def test_no_palace_prints_nothing(tmp_path):
 
 
 def test_past_the_time_limit_prints_nothing(db, tmp_path, monkeypatch):
+    release = threading.Event()  # the build finishes only when the test lets it
+
     def slow(*args, **kwargs):
-        time.sleep(2)
+        release.wait(30)
         return hook.HookResult("late memory", "ok")
 
     monkeypatch.setattr(hook, "build", slow)
     start = time.perf_counter()
-    out = hook.run(event(), db, budget=2000, timeout=0.2, log_path=tmp_path / "hook.log")
+    try:
+        out = hook.run(event(), db, budget=2000, timeout=0.2, log_path=tmp_path / "hook.log")
+    finally:
+        release.set()
     assert out == "" and time.perf_counter() - start < 1.0
     assert "timed out after 0.2 s" in log_lines(tmp_path / "hook.log")[-1]["reason"]
 
@@ -159,16 +165,30 @@ def test_a_stale_pack_is_printed_and_refreshed_in_the_background(db, tmp_path):
 
 def test_a_slow_first_build_primes_the_cache_for_the_next_start(db, tmp_path, monkeypatch):
     copy, log = copy_of(db, tmp_path), tmp_path / "hook.log"
-    real = hook.memory_text
+    real, release = hook.memory_text, threading.Event()
 
     def slow(*args, **kwargs):
-        time.sleep(1.5)
+        release.wait(30)  # past the time limit until the test lets it finish
         return real(*args, **kwargs)
 
     monkeypatch.setattr(hook, "memory_text", slow)
-    assert hook.run(event(), copy, budget=900, timeout=0.3, log_path=log) == ""
-    assert "timed out after 0.3 s; refresh started" in log_lines(log)[-1]["reason"]
+    try:
+        assert hook.run(event(), copy, budget=900, timeout=0.3, log_path=log) == ""
+        assert "timed out after 0.3 s; refresh started" in log_lines(log)[-1]["reason"]
+    finally:
+        release.set()
     wait_for_log(log, "primed the cache")
     out = hook.run(event(), copy, budget=900, timeout=0.3, log_path=log)
     assert "tidewatch" in out and count_tokens([out])[0] <= 900
     assert log_lines(log)[-1]["reason"] == "ok (cached)"
+
+
+def test_one_refresh_per_pack_and_a_dead_ones_lock_is_broken(tmp_path):
+    from palace_lab.agent import pack_cache
+
+    pack = tmp_path / "hook" / "abc.json"
+    lock = pack_cache._lock(pack)
+    assert lock is not None and lock.exists()
+    assert pack_cache._lock(pack) is None  # a refresh is running: no second one
+    later = lambda: time.time() + pack_cache.LOCK_SECONDS + 1  # noqa: E731 - the injected clock
+    assert pack_cache._lock(pack, now=later) == lock  # that refresh died long ago: taken again

@@ -3,6 +3,7 @@
 import json
 
 import pytest
+from anthropic_stub import AnthropicStub, answer
 
 from palace_lab.errors import BudgetExceededError
 from palace_lab.evaluate.grader import (
@@ -113,15 +114,7 @@ def test_estimate_with_a_real_client_needs_no_network():
 
 # ----------------------------------------------------------------------- the real SDK, locally
 
-try:
-    from anthropic_stub import AnthropicStub, answer
-except ImportError:  # pragma: no cover - the stub is written by another part of the project
-    AnthropicStub = None
-
-
-@pytest.mark.skipif(AnthropicStub is None, reason="tests/anthropic_stub.py is not present")
 def test_grading_through_the_sdk_against_the_stub():
-    pytest.importorskip("anthropic", reason="the anthropic SDK is not installed")
     with AnthropicStub() as stub:
         stub.push(answer({"grade": 3, "reason": "names the pool"}),
                   answer({"grade": 9, "reason": "out of range"}), answer({"grade": 0, "reason": "fixed"}),

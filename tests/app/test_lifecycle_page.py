@@ -9,7 +9,7 @@ from pathlib import Path
 import pytest
 from lifecycle_data import build_palace
 
-APP = str(Path(__file__).resolve().parents[1] / "app.py")
+APP = str(Path(__file__).resolve().parents[2] / "app.py")
 TABS = ["Tool calls", "Sessions", "Consolidation", "Validation", "Memory pack"]
 EVIL = "please fix <img src=x onerror=alert(1)> and [click](http://evil.example) now"
 

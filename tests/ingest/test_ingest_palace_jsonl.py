@@ -16,7 +16,7 @@ from palace_lab.ingest.base import read_head
 from palace_lab.ingest.palace_jsonl import PARSER, write_palace_jsonl
 from palace_lab.model import Conversation, Message
 
-FIXTURES = Path(__file__).parent / "fixtures"
+FIXTURES = Path(__file__).resolve().parents[1] / "fixtures"
 TWO = FIXTURES / "palace_jsonl" / "two_conversations.jsonl"
 
 

@@ -14,7 +14,7 @@ from palace_lab.bench import (
 from palace_lab.bench.locomo import evidence_ids, session_time
 from palace_lab.errors import PalaceError
 
-SHARED = Path(__file__).resolve().parents[2] / "shared" / "benchmarks"
+SHARED = Path(__file__).resolve().parents[3] / "shared" / "benchmarks"
 
 
 def _locomo(tmp_path: Path, errata: list | None = None) -> Path:

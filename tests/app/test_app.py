@@ -15,7 +15,7 @@ from pathlib import Path
 
 import pytest
 
-ROOT = Path(__file__).resolve().parents[1]
+ROOT = Path(__file__).resolve().parents[2]
 APP = str(ROOT / "app.py")
 PAGES = sorted(f"pages/{p.name}" for p in (ROOT / "pages").glob("*.py"))
 MAX_PAGE_LINES = 150

@@ -7,7 +7,7 @@ from pathlib import Path
 
 import pytest
 
-ROOT = Path(__file__).resolve().parents[1]
+ROOT = Path(__file__).resolve().parents[2]
 
 
 def imported_modules(path: Path) -> set[str]:
@@ -86,3 +86,22 @@ def test_the_projects_own_modules_are_imported_without_guards():
                 if own:
                     offenders.append(f"{path.relative_to(ROOT)}:{node.lineno}")
     assert offenders == []
+
+
+# Folders of tests that are not a package of palace_lab: the app (ui/ and pages/), the
+# notebooks, and the loose modules at the top of palace_lab/ with these layout rules.
+EDGE_TEST_FOLDERS = {"app", "notebooks", "core"}
+
+
+def test_the_tests_mirror_the_packages():
+    """Each test file sits in the folder of the package it tests; support modules (stubs,
+    fixtures' builders) stay beside conftest.py."""
+    tests = ROOT / "tests"
+    packages = {p.parent.name for p in (ROOT / "palace_lab").glob("*/__init__.py")}
+    loose = sorted(p.name for p in tests.glob("test_*.py"))
+    assert loose == [], "test files at the top of tests/: move them into their package's folder"
+    folders = {p.parent.relative_to(tests).parts[0] for p in tests.rglob("test_*.py")
+               if "fixtures" not in p.parts}
+    assert folders - packages - EDGE_TEST_FOLDERS == set()
+    names = [p.name for p in tests.rglob("test_*.py")]
+    assert len(names) == len(set(names)), "two test files share a name (pytest imports them by it)"

@@ -72,7 +72,9 @@ def test_ingest_during_ingest(tmp_path):
         history(big / f"b{i}.jsonl", f"b{i}", conversations=10, turns=3)
     small = history(tmp_path / "small.jsonl", "small")
     long_run = cli("ingest", big, "--db", db)
-    time.sleep(0.5)
+    deadline = time.monotonic() + 60
+    while not db.exists() and long_run.poll() is None and time.monotonic() < deadline:
+        time.sleep(0.05)  # the short runs start once the long one holds the palace
     short_runs = [cli("ingest", small, "--db", db) for _ in range(2)]
     results = finish([long_run, *short_runs])
     assert [code for code, _ in results] == [0, 0, 0], [e for _, e in results]
@@ -109,8 +111,8 @@ def test_a_writer_waits_for_another_and_says_so(tmp_path):
     first = Palace.open(tmp_path / "p.db")
     second = Palace.open(tmp_path / "p.db")
     second.conn.execute("PRAGMA busy_timeout=100")  # wait in short steps, to see each one
-    told = []
-    second.on_wait = told.append
+    told, waiting = [], threading.Event()
+    second.on_wait = lambda path: (told.append(path), waiting.set())
     first.conn.execute("BEGIN IMMEDIATE")
     done = threading.Event()
 
@@ -120,7 +122,7 @@ def test_a_writer_waits_for_another_and_says_so(tmp_path):
 
     writer = threading.Thread(target=write)
     writer.start()
-    time.sleep(0.5)
+    assert waiting.wait(10)
     assert not done.is_set() and told == [second.path]  # waiting, and told once
     first.conn.execute("COMMIT")
     writer.join(timeout=10)
