@@ -28,6 +28,7 @@ from collections import Counter
 from collections.abc import Callable, Iterable, Sequence
 from dataclasses import dataclass
 
+from palace_lab.errors import InputError
 from palace_lab.evaluate.base import Qrels
 from palace_lab.files import EXTENSIONS
 from palace_lab.model import Exchange
@@ -181,9 +182,9 @@ def _quotas(n: int, types: Sequence[str]) -> dict[str, int]:
 def _check(types: Sequence[str], n: int, max_df: int) -> None:
     unknown = [t for t in types if t not in CANDIDATES]
     if unknown or not types:
-        raise ValueError(f"unknown query types {unknown}; valid types: {', '.join(CANDIDATES)}")
+        raise InputError(f"unknown query types {unknown}; valid types: {', '.join(CANDIDATES)}")
     if n < 1 or max_df < 1:
-        raise ValueError("n and max_df must be at least 1")
+        raise InputError("n and max_df must be at least 1")
 
 
 def known_item_queries(exchanges: Iterable[Exchange], *, n: int = 50, seed: int = 0,

@@ -17,6 +17,7 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 
+from palace_lab.errors import InputError
 from palace_lab.evaluate.metrics import per_query
 from palace_lab.model import Hit, content_hash
 
@@ -71,7 +72,7 @@ def run_ab(search, query: str, mode_a: str, mode_b: str, k: int = 10) -> ABResul
     """Search ``query`` with both modes; ``search(query, mode, k)`` is ``SearchEngine.search``."""
     text = normalise_query(query)
     if not text:
-        raise ValueError("the query is empty")
+        raise InputError("the query is empty")
     return ABResult(lab_query_id(text), text, mode_a, mode_b,
                     tuple(search(text, mode_a, k)), tuple(search(text, mode_b, k)))
 

@@ -21,6 +21,7 @@ from collections.abc import Iterable, Mapping, Sequence
 
 import numpy as np
 
+from palace_lab.errors import InputError
 from palace_lab.index.embed import Embedder, embed_texts
 from palace_lab.evaluate.base import DEFAULT_REL_LEVEL, Qrels, Run
 from palace_lab.evaluate.metrics import evaluate
@@ -41,7 +42,7 @@ def choose_sample(palace, qrels: Qrels, *, n: int = 40, seed: int = 0,
                   relevant_share: float = 0.5) -> list[str]:
     """Exchange ids: up to ``relevant_share`` of ``n`` judged relevant, the rest distractors."""
     if n < 2:
-        raise ValueError("a sample needs at least 2 exchanges")
+        raise InputError("a sample needs at least 2 exchanges")
     every = [e.exchange_id for e in palace.exchanges()]
     known = set(every)
     relevant = sorted({e for docs in qrels.values() for e, g in docs.items()

@@ -31,6 +31,7 @@ from collections.abc import Sequence
 from dataclasses import dataclass, replace
 
 from palace_lab.distill.rules import best_window
+from palace_lab.errors import InputError
 from palace_lab.lifecycle.importance import WEIGHTS, at_least
 from palace_lab.lifecycle.units import Unit, cut, score, session_messages, term_weights, units_of
 from palace_lab.lifecycle.validate import Validation, extract_facts, validate
@@ -137,7 +138,7 @@ def extract(units: Sequence[Unit], tokens_before: int, *,
     budget counts each kept unit's tokens plus one for the space or line that joins it.
     """
     if target_ratio <= 0:
-        raise ValueError(f"target_ratio must be positive, got {target_ratio}")
+        raise InputError(f"target_ratio must be positive, got {target_ratio}")
     budget = tokens_before / target_ratio
     kept = _must_keep(units)
     used = sum(u.tokens + 1 for u in units if u.position in kept)
@@ -246,7 +247,7 @@ def compress_exchanges(exchanges, method: str = "extractive", *, backend: str = 
                        encoding: str = DEFAULT_ENCODING) -> SessionCompression:
     """Compress the exchanges of one session (see the module docstring)."""
     if method not in METHODS:
-        raise ValueError(f"unknown method {method!r}; valid methods: {', '.join(METHODS)}")
+        raise InputError(f"unknown method {method!r}; valid methods: {', '.join(METHODS)}")
     messages = session_messages(exchanges)
     before = sum(count_tokens([e.dialogue for e in exchanges], encoding)) if exchanges else 0
     units = units_of(messages, encoding=encoding)
@@ -265,7 +266,7 @@ def compress_exchanges(exchanges, method: str = "extractive", *, backend: str = 
         text, dropped, cost = compress_with_llm(client, units, method, cache=cache)
         backend = f"{backend}:{client.model}"
     else:
-        raise ValueError(f"unknown backend {backend!r}; valid backends: rules, "
+        raise InputError(f"unknown backend {backend!r}; valid backends: rules, "
                          + ", ".join(LLM_BACKENDS))
     after = count_tokens([text], encoding)[0] if text else 0
     result = SessionCompression(cid, method, backend, text, before, after, tuple(dropped),

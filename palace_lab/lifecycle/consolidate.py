@@ -36,6 +36,7 @@ from collections.abc import Sequence
 from dataclasses import dataclass, replace
 from datetime import datetime, timedelta, timezone
 
+from palace_lab.errors import InputError
 from palace_lab.lifecycle.levels import Note, digest_text, profile_text, summary_text
 from palace_lab.model import content_hash
 from palace_lab.tokens import DEFAULT_ENCODING, count_tokens
@@ -60,7 +61,7 @@ class Schedule:
     def __post_init__(self) -> None:
         for name in ("l1_min_items", "l2_min_summaries", "l3_digests"):
             if getattr(self, name) < 1:
-                raise ValueError(f"{name} must be at least 1, got {getattr(self, name)}")
+                raise InputError(f"{name} must be at least 1, got {getattr(self, name)}")
 
 
 @dataclass(frozen=True)
@@ -126,14 +127,14 @@ class Memory:
 
     def add(self, item: MemoryItem) -> None:
         if item.item_id in self.items:
-            raise ValueError(f"memory item {item.item_id} already exists")
+            raise InputError(f"memory item {item.item_id} already exists")
         self.items[item.item_id] = item
 
     def archive(self, item_id: str, *, by: str, at: datetime) -> None:
         """active → archived (the only transition); archiving twice is an error."""
         item = self.items[item_id]
         if item.archived:
-            raise ValueError(f"memory item {item_id} is already archived")
+            raise InputError(f"memory item {item_id} is already archived")
         self.items[item_id] = replace(item, archived=True, archived_at=at, archived_by=by)
 
     def active(self, level: int | None = None) -> list[MemoryItem]:

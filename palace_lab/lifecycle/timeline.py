@@ -20,6 +20,7 @@ from collections.abc import Sequence
 from datetime import datetime, timedelta
 
 from palace_lab.budget import card_text
+from palace_lab.errors import InputError
 from palace_lab.lifecycle.consolidate import Memory, MemoryItem, Schedule, Snapshot, parse_time
 from palace_lab.lifecycle.levels import Note
 from palace_lab.lifecycle.toolcalls import check_lines, summarize
@@ -46,7 +47,7 @@ def raw_memories(palace, *, l0: str = "verbatim", distiller: str | None = None,
                  encoding: str = DEFAULT_ENCODING) -> tuple[list[MemoryItem], int]:
     """(L0 items in time order, number of exchanges left out for want of a timestamp)."""
     if l0 not in L0_TEXTS:
-        raise ValueError(f"unknown l0 text {l0!r}; valid: {', '.join(L0_TEXTS)}")
+        raise InputError(f"unknown l0 text {l0!r}; valid: {', '.join(L0_TEXTS)}")
     cards = palace.card_map(distiller) if l0 == "card" and distiller else {}
     timed = [(parse_time(e.timestamp), e) for e in palace.exchanges() if e.timestamp]
     left_out = len(palace.exchanges()) - len(timed)
@@ -67,11 +68,11 @@ def parse_step(step: str | timedelta) -> timedelta:
     else:
         m = re.fullmatch(r"\s*(\d+)\s*([DdWwHh])\s*", str(step))
         if not m:
-            raise ValueError(f"step {step!r} is not like '7D', '1W' or '12H'")
+            raise InputError(f"step {step!r} is not like '7D', '1W' or '12H'")
         unit = {"d": "days", "w": "weeks", "h": "hours"}[m.group(2).lower()]
         delta = timedelta(**{unit: int(m.group(1))})
     if delta <= timedelta(0):
-        raise ValueError("step must be positive")
+        raise InputError("step must be positive")
     return delta
 
 
@@ -116,7 +117,7 @@ def replay(palace, start=None, end=None, step: str | timedelta = "7D", *,
     start = parse_time(start) or first
     end = parse_time(end) or items[-1].end + timedelta(days=extend_days)
     if end < start:
-        raise ValueError(f"end {end:%Y-%m-%d} is before start {start:%Y-%m-%d}")
+        raise InputError(f"end {end:%Y-%m-%d} is before start {start:%Y-%m-%d}")
     _, snapshots = run_schedule(items, timeline(start, end, parse_step(step)),
                                 schedule=schedule, encoding=encoding)
     return snapshots

@@ -21,6 +21,7 @@ from collections.abc import Callable, Mapping, Sequence
 
 import numpy as np
 
+from palace_lab.errors import InputError
 from palace_lab.model import rank_order as ranked  # (doc, score) best first, ties by id
 
 Run = Mapping[str, float]
@@ -68,7 +69,7 @@ NORMALISERS: dict[str, Callable[[Run], dict[str, float]]] = {
 
 def get_normaliser(name: str) -> Callable[[Run], dict[str, float]]:
     if name not in NORMALISERS:
-        raise ValueError(f"unknown normaliser {name!r}; "
+        raise InputError(f"unknown normaliser {name!r}; "
                          f"valid normalisers: {', '.join(NORMALISERS)}")
     return NORMALISERS[name]
 
@@ -93,10 +94,10 @@ def wrrf(runs: Sequence[Run], weights: Sequence[float] | None = None, k: float =
     without trusting its raw scores (ranks only, as RRF).
     """
     if k < 0:
-        raise ValueError(f"rrf k must be ≥ 0, got {k}")
+        raise InputError(f"rrf k must be ≥ 0, got {k}")
     weights = [1.0 / len(runs)] * len(runs) if weights is None else list(weights)
     if len(weights) != len(runs):
-        raise ValueError(f"wrrf needs one weight per run: {len(runs)} runs, {len(weights)} weights")
+        raise InputError(f"wrrf needs one weight per run: {len(runs)} runs, {len(weights)} weights")
     parts: dict[str, list[float]] = {}
     for run, weight in zip(runs, weights):
         for rank, (doc, _) in enumerate(ranked(run), start=1):
@@ -113,7 +114,7 @@ def wsum(runs: Sequence[Run], weights: Sequence[float] | None = None,
     """
     weights = [1.0 / len(runs)] * len(runs) if weights is None else list(weights)
     if len(weights) != len(runs):
-        raise ValueError(f"wsum needs one weight per run: {len(runs)} runs, {len(weights)} weights")
+        raise InputError(f"wsum needs one weight per run: {len(runs)} runs, {len(weights)} weights")
     normalise = get_normaliser(norm)
     parts: dict[str, list[float]] = {}
     for run, weight in zip(runs, weights):
@@ -146,4 +147,4 @@ def fuse(method: str, runs: Sequence[Run], *, weights: Sequence[float] | None = 
         return wsum(runs, weights, norm=norm or "minmax")
     if method == "combmnz":
         return combmnz(runs, norm=norm or "p95")
-    raise ValueError(f"unknown fusion {method!r}; valid fusions: rrf, wrrf, wsum, combmnz")
+    raise InputError(f"unknown fusion {method!r}; valid fusions: rrf, wrrf, wsum, combmnz")
