@@ -13,11 +13,7 @@ import time
 import pytest
 from anthropic_stub import AnthropicStub, answer, error, expired, slow, text
 
-from palace_lab.distill.anthropic_backend import (
-    AnthropicDistiller,
-    BatchPendingError,
-    BudgetStoppedError,
-)
+from palace_lab.distill.anthropic_backend import AnthropicDistiller, BudgetStoppedError
 from palace_lab.distill.base import CorpusStats, Distiller, DistillOutcome
 from palace_lab.distill.prompt import (
     CARD_SCHEMA,
@@ -26,7 +22,7 @@ from palace_lab.distill.prompt import (
     check_template,
     prompt_hash,
 )
-from palace_lab.errors import BudgetExceededError, DistillError
+from palace_lab.errors import BatchPendingError, BudgetExceededError, DistillError
 from palace_lab.llm.client import (
     LLMClient,
     Tool,
@@ -293,17 +289,6 @@ def test_a_batch_run_with_a_repair_and_an_expired_item(stub):
     assert repair.body["messages"][1]["content"][0]["input"] == bad
     assert state == {}  # collected batches leave no trace
     assert d.spent_usd == pytest.approx(sum(o.cost_usd for o in outcomes))
-
-
-def test_batch_items_are_charged_at_half_price(stub):
-    client = LLMClient(api_key=KEY, base_url=stub.base_url, max_retries=0)
-    tool = Tool({"type": "object"}, name="grade")
-    params = client.message_params("Grade it.", [{"role": "user", "content": "q"}], tool)
-    batch_id = client.submit_batch([{"custom_id": "q1", "params": params}])
-    assert client.poll_batch(batch_id).ended
-    [result] = client.batch_results(batch_id, tool).values()
-    assert result.ok and result.cost_usd == pytest.approx(cost_of(result.usage, HAIKU) / 2)
-    assert client.spent_usd == pytest.approx(result.cost_usd)
 
 
 def test_a_run_fed_in_chunks_submits_one_batch_and_reads_it_once(stub):
