@@ -86,3 +86,23 @@ def test_the_projects_own_modules_are_imported_without_guards():
                 if own:
                     offenders.append(f"{path.relative_to(ROOT)}:{node.lineno}")
     assert offenders == []
+
+
+INDEX_BUILDERS = ("bm25", "bm25_delta", "exact", "grow", "hnsw", "mechanisms")
+
+
+def test_index_builders_never_reach_back_into_the_index_set():
+    """Builders are functions of texts or vectors; ``IndexSet`` orchestrates around them."""
+    index = ROOT / "palace_lab" / "index"
+    offenders = [name for name in INDEX_BUILDERS
+                 if "palace_lab.index.indexset" in _imports_of(index / f"{name}.py")
+                 or "IndexSet" in (index / f"{name}.py").read_text()]
+    assert offenders == []
+
+
+def test_the_batch_api_has_modules_of_its_own():
+    """The live client and the live distiller never hold the Message Batches half."""
+    for path in ("llm/client.py", "distill/anthropic_backend.py"):
+        code = (ROOT / "palace_lab" / path).read_text()
+        assert "batches.create" not in code and "batches.retrieve" not in code, path
+        assert "STATE_PREFIX" not in code and "time.sleep" not in code, path

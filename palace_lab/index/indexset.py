@@ -29,7 +29,7 @@ from palace_lab.index import bm25_delta, grow
 from palace_lab.index.bm25 import BM25Index
 from palace_lab.index.exact import ExactIndex, Found
 from palace_lab.index.hnsw import HNSWIndex, HNSWParams
-from palace_lab.index.mechanisms import MECHANISMS, get_mechanism
+from palace_lab.index.mechanisms import MECHANISMS, IndexParams, get_mechanism
 from palace_lab.index.tokenize import Tokenizer, TokenizerSettings
 from palace_lab.index.layers import get_layer, layer_texts
 from palace_lab.model import content_hash
@@ -74,6 +74,7 @@ class IndexSet:
         self.tokenizer = Tokenizer(tokenizer)
         self.hnsw_params = hnsw or HNSWParams()
         self.bm25_params = {"k1": bm25_k1, "b": bm25_b}
+        self.params = IndexParams(self.tokenizer, self.hnsw_params, bm25_k1, bm25_b)
         self.progress = progress
         self._follow_latest = distiller is None
         self._distiller = distiller
@@ -224,7 +225,7 @@ class IndexSet:
     def _load(self, folder: Path, layer: str, mechanism: str) -> LayerIndex:
         start = time.perf_counter()
         ids = files.read_ids(folder)
-        index = MECHANISMS[mechanism].load(self, folder, len(ids))
+        index = MECHANISMS[mechanism].load(folder, len(ids), self.params)
         self.record(layer, mechanism, "load", start, len(ids))
         return LayerIndex(layer, mechanism, folder.name, ids, index, folder, loaded=True)
 
@@ -233,7 +234,7 @@ class IndexSet:
         start = time.perf_counter()
         ids, texts = self.layer_rows(layer)
         self.record(layer, mechanism, "texts", start, len(ids))
-        rows = _row_keys(self, mechanism, texts)
+        rows = _row_keys(mechanism, texts, self.embedder, cached=self.use_cache)
         grown = None
         if rows and mechanism == "hnsw":
             grown = self._grow(key, layer, ids, texts, rows, progress)
@@ -242,7 +243,7 @@ class IndexSet:
         if grown:
             index, ids, rows = grown
         else:
-            index = MECHANISMS[mechanism].build(self, layer, texts, progress)
+            index = self._fresh(layer, mechanism, texts, progress)
         folder = None
         if self.use_cache:
             start = time.perf_counter()
@@ -277,12 +278,12 @@ class IndexSet:
             base, base_ids, base_rows = previous
             start = time.perf_counter()
             ids, texts = self.layer_rows(layer)
-            rows = _row_keys(self, mechanism, texts)
+            rows = _row_keys(mechanism, texts, self.embedder, cached=self.use_cache)
             out = list(base_ids)
             for r in grow.delta(base_ids, base_rows, ids, rows).dropped:
                 out[r] = ""
             try:
-                index = MECHANISMS[mechanism].load(self, base, len(base_ids))
+                index = MECHANISMS[mechanism].load(base, len(base_ids), self.params)
             except (OSError, ValueError):
                 return None
             self.record(layer, mechanism, "behind", start, len(out))
@@ -354,7 +355,22 @@ class IndexSet:
             return None
         return base, files.read_ids(base), base_rows
 
-    # -- helpers the mechanisms call ------------------------------------------------------
+    # -- building from scratch ------------------------------------------------------------
+
+    def _fresh(self, layer: str, mechanism: str, texts: list[str], progress):
+        """A new index of ``layer`` by ``mechanism``: its builder over the texts, or over
+        their vectors, timed and reported."""
+        mech = MECHANISMS[mechanism]
+        rows = self.layer_vectors(layer, texts, progress) if mech.needs_vectors else texts
+        report = progress if progress and mech.shows_progress else None
+        if report:
+            report(f"{mechanism} {layer}", 0, 1)
+        start = time.perf_counter()
+        index = mech.build(rows, self.params)
+        self.record(layer, mechanism, "index", start, len(texts))
+        if report:
+            report(f"{mechanism} {layer}", 1, 1)
+        return index
 
     def layer_vectors(self, layer: str, texts: list[str], progress) -> np.ndarray:
         """Vectors of a layer's texts, shared in memory by hnsw and exact."""
@@ -370,12 +386,13 @@ class IndexSet:
         return vectors
 
 
-def _row_keys(iset: IndexSet, mechanism: str, texts: list[str]) -> list[str] | None:
+def _row_keys(mechanism: str, texts: list[str], embedder: Embedder, *,
+              cached: bool) -> list[str] | None:
     """Per row, what it was built from (``rows.json``): the embedding key for hnsw, the
-    text's hash for bm25 (so a later change can be applied instead of rebuilt)."""
+    text's hash for a cached bm25 (so a later change can be applied instead of rebuilt)."""
     if mechanism == "hnsw":
-        return [embedding_key(iset.embedder, t) for t in texts]
-    if mechanism == "bm25" and iset.use_cache:
+        return [embedding_key(embedder, t) for t in texts]
+    if mechanism == "bm25" and cached:
         return [bm25_delta.row_key(t) for t in texts]
     return None
 
