@@ -18,11 +18,15 @@ from __future__ import annotations
 
 import statistics
 from dataclasses import dataclass, field
+from typing import TYPE_CHECKING
 
 from palace_lab import paper
 from palace_lab.llm.cost import PRICES_USD_PER_MTOK
 from palace_lab.model import DistilledCard, Exchange
 from palace_lab.tokens import DEFAULT_ENCODING, count_tokens
+
+if TYPE_CHECKING:
+    from palace_lab.store import Palace
 
 LAYERS = ("verbatim", "dialogue", "core", "searched", "card")
 LAYER_DEFINITIONS = {
@@ -136,7 +140,7 @@ def summarize(rows: list[ExchangeBudget], encoding: str = DEFAULT_ENCODING,
     return s
 
 
-def palace_budget(palace, distiller: str | None = None,
+def palace_budget(palace: Palace, distiller: str | None = None,
                   encoding: str = DEFAULT_ENCODING) -> tuple[BudgetSummary, list[ExchangeBudget]]:
     """The budget of a palace for one distiller version (default: the latest one)."""
     from palace_lab.distill.context import context_checks

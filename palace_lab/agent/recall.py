@@ -45,7 +45,7 @@ def _serialised(method):
     return locked
 
 
-def projects(palace) -> dict[str, int]:
+def projects(palace: Palace) -> dict[str, int]:
     """Every project of the palace with its number of exchanges, largest first."""
     rows = palace.conn.execute("SELECT project, COUNT(*) FROM exchanges WHERE project IS NOT NULL"
                                " GROUP BY project ORDER BY COUNT(*) DESC, project")
@@ -63,7 +63,7 @@ def card_dict(card) -> dict | None:
 class Recall:
     """Read-only recall over one open palace (see the module docstring)."""
 
-    def __init__(self, palace, *, distiller: str | None = None, embedder: str = "minilm",
+    def __init__(self, palace: Palace, *, distiller: str | None = None, embedder: str = "minilm",
                  background: bool = True):
         from palace_lab.agent.serving import Serving
 

@@ -33,7 +33,7 @@ class Generation:
     state: tuple = field(default=())
 
 
-def _state(palace) -> tuple:
+def _state(palace: Palace) -> tuple:
     conn = palace.conn
     return (conn.execute("PRAGMA data_version").fetchone()[0], conn.total_changes)
 

@@ -27,11 +27,15 @@ import re
 from collections import Counter
 from collections.abc import Callable, Iterable, Sequence
 from dataclasses import dataclass
+from typing import TYPE_CHECKING
 
 from palace_lab.errors import InputError
 from palace_lab.evaluate.base import Qrels
 from palace_lab.files import EXTENSIONS
 from palace_lab.model import Exchange
+
+if TYPE_CHECKING:
+    from palace_lab.store import Palace
 
 QUERY_TYPES = ("exact_term", "file_path", "error", "conceptual", "mixed")
 SCARCE_FIRST = ("error", "file_path", "mixed", "exact_term", "conceptual")  # who picks first
@@ -250,7 +254,7 @@ def _assemble(made, corpus: _Corpus, n: int, seed: int, types: Sequence[str], ma
     return KnownItemSet(tuple(queries), qrels, meta)
 
 
-def save_known_items(palace, items: KnownItemSet, *, query_set: str = "known_item") -> int:
+def save_known_items(palace: Palace, items: KnownItemSet, *, query_set: str = "known_item") -> int:
     """Store the queries as ``query_set`` and their qrels as judge ``qrels:known_item``."""
     palace.put_queries(query_set, list(items.queries))
     return palace.put_judgments("qrels:known_item", items.qrels)

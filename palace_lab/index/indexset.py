@@ -18,6 +18,7 @@ import time
 from collections.abc import Callable
 from dataclasses import dataclass
 from pathlib import Path
+from typing import TYPE_CHECKING
 
 import numpy as np
 
@@ -33,6 +34,9 @@ from palace_lab.index.mechanisms import MECHANISMS, IndexParams, get_mechanism
 from palace_lab.index.tokenize import Tokenizer, TokenizerSettings
 from palace_lab.index.layers import get_layer, layer_texts
 from palace_lab.model import content_hash
+
+if TYPE_CHECKING:
+    from palace_lab.store import Palace
 
 BuildProgress = Callable[[str, int, int], None]
 
@@ -62,7 +66,7 @@ class LayerIndex:
 class IndexSet:
     """Indexes of one palace for one distiller version and one embedder."""
 
-    def __init__(self, palace, *, distiller: str | None = None, embedder: str | Embedder = "minilm",
+    def __init__(self, palace: Palace, *, distiller: str | None = None, embedder: str | Embedder = "minilm",
                  cache: bool = True, root: Path | None = None,
                  tokenizer: TokenizerSettings | None = None, hnsw: HNSWParams | None = None,
                  bm25_k1: float = 1.5, bm25_b: float = 0.75,

@@ -29,6 +29,7 @@ import re
 from collections import Counter
 from collections.abc import Sequence
 from dataclasses import dataclass, replace
+from typing import TYPE_CHECKING
 
 from palace_lab.distill.rules import best_window
 from palace_lab.errors import InputError
@@ -36,6 +37,9 @@ from palace_lab.lifecycle.importance import WEIGHTS, at_least
 from palace_lab.lifecycle.units import Unit, cut, score, session_messages, term_weights, units_of
 from palace_lab.lifecycle.validate import Validation, extract_facts, validate
 from palace_lab.tokens import DEFAULT_ENCODING, count_tokens
+
+if TYPE_CHECKING:
+    from palace_lab.store import Palace
 
 METHODS = ("extractive", "abstractive")
 LLM_BACKENDS = ("anthropic", "openai-compat")  # each needs its client: LLMClient, OpenAICompatClient
@@ -275,7 +279,7 @@ def compress_exchanges(exchanges, method: str = "extractive", *, backend: str = 
     return replace(result, validation=validate(session_facts(messages), text, original_text=source))
 
 
-def compress_session(palace, conversation_id: str, method: str = "extractive", **options
+def compress_session(palace: Palace, conversation_id: str, method: str = "extractive", **options
                      ) -> SessionCompression:
     """Compress one conversation of the palace; options as :func:`compress_exchanges`."""
     exchanges = palace.exchanges(conversation_id=conversation_id)

@@ -35,11 +35,15 @@ from collections import Counter
 from collections.abc import Sequence
 from dataclasses import dataclass, replace
 from datetime import datetime, timedelta, timezone
+from typing import TYPE_CHECKING
 
 from palace_lab.errors import InputError
 from palace_lab.lifecycle.levels import Note, digest_text, profile_text, summary_text
 from palace_lab.model import content_hash
 from palace_lab.tokens import DEFAULT_ENCODING, count_tokens
+
+if TYPE_CHECKING:
+    from palace_lab.store import Palace
 
 LEVEL_NAMES = {0: "L0 raw memories", 1: "L1 session summaries", 2: "L2 weekly digests",
                3: "L3 profile"}
@@ -270,7 +274,7 @@ def parse_time(value: str | datetime | None) -> datetime | None:
     return t if t.tzinfo else t.replace(tzinfo=timezone.utc)
 
 
-def replay(palace, start=None, end=None, step="7D", **options) -> list[Snapshot]:
+def replay(palace: Palace, start=None, end=None, step="7D", **options) -> list[Snapshot]:
     """The palace's memory as of each step of its timeline; see
     :func:`palace_lab.lifecycle.timeline.replay` (where the palace is read)."""
     from palace_lab.lifecycle.timeline import replay as replay_palace

@@ -18,6 +18,7 @@ from __future__ import annotations
 import re
 from collections.abc import Sequence
 from datetime import datetime, timedelta
+from typing import TYPE_CHECKING
 
 from palace_lab.budget import card_text
 from palace_lab.errors import InputError
@@ -27,10 +28,13 @@ from palace_lab.lifecycle.toolcalls import check_lines, summarize
 from palace_lab.lifecycle.units import session_messages, units_of
 from palace_lab.tokens import DEFAULT_ENCODING, count_tokens
 
+if TYPE_CHECKING:
+    from palace_lab.store import Palace
+
 L0_TEXTS = ("verbatim", "card")
 
 
-def exchange_notes(palace, exchange) -> list[Note]:
+def exchange_notes(palace: Palace, exchange) -> list[Note]:
     """The tagged sentences of one exchange, then its tool facts (modified files, checks)."""
     units = units_of(session_messages([exchange]), count=False)
     notes = [Note(u.tag.level, u.tag.kind, u.text) for u in units if not u.code and not u.filler]
@@ -43,7 +47,7 @@ def exchange_notes(palace, exchange) -> list[Note]:
     return notes
 
 
-def raw_memories(palace, *, l0: str = "verbatim", distiller: str | None = None,
+def raw_memories(palace: Palace, *, l0: str = "verbatim", distiller: str | None = None,
                  encoding: str = DEFAULT_ENCODING) -> tuple[list[MemoryItem], int]:
     """(L0 items in time order, number of exchanges left out for want of a timestamp)."""
     if l0 not in L0_TEXTS:
@@ -102,7 +106,7 @@ def timeline(start: datetime, end: datetime, step: timedelta) -> list[datetime]:
     return times + [end]
 
 
-def replay(palace, start=None, end=None, step: str | timedelta = "7D", *,
+def replay(palace: Palace, start=None, end=None, step: str | timedelta = "7D", *,
            schedule: Schedule | None = None, l0: str = "verbatim", distiller: str | None = None,
            extend_days: int = 0, encoding: str = DEFAULT_ENCODING) -> list[Snapshot]:
     """The palace's memory as of each step of its own timeline.
