@@ -27,13 +27,13 @@ from palace_lab.llm.client import (
     LLMClient,
     Tool,
     Usage,
-    cost_of,
+    dollar_cost,
     estimate_cost,
     estimate_tokens,
     price_for,
     resolve_prices,
     run_bounded,
-    validate,
+    schema_errors,
 )
 from palace_lab.model import DistilledCard, Exchange
 
@@ -148,7 +148,7 @@ def test_cache_reads_are_charged_at_the_cache_read_price(stub):
     usage = d.client().usage
     assert usage.cache_write_tokens > 0 and usage.cache_read_tokens == usage.cache_write_tokens
     assert second.cost_usd < first.cost_usd  # the prefix was read from the cache the second time
-    assert d.spent_usd == pytest.approx(cost_of(usage, HAIKU))
+    assert d.spent_usd == pytest.approx(dollar_cost(usage, HAIKU))
 
 
 def test_a_schema_violation_is_repaired_once(stub):
@@ -247,8 +247,8 @@ def test_prices_costs_and_estimates_by_hand(tmp_path):
     # 100 input tokens at $1/M plus 100 output tokens at $5/M
     assert estimate_cost(["a" * 300], 100, model="claude-haiku-4-5") == pytest.approx(0.0006)
     usage = Usage(input_tokens=1_000_000, output_tokens=1_000_000, cache_read_tokens=1_000_000)
-    assert cost_of(usage, HAIKU) == pytest.approx(1 + 5 + 0.1)
-    assert cost_of(usage, HAIKU, batch=True) == pytest.approx(3.05)
+    assert dollar_cost(usage, HAIKU) == pytest.approx(1 + 5 + 0.1)
+    assert dollar_cost(usage, HAIKU, batch=True) == pytest.approx(3.05)
     assert price_for("claude-sonnet-4-5-20250929", resolve_prices())["output"] == 15
     table = tmp_path / "prices.json"
     table.write_text(json.dumps({"claude-haiku-4-5": {"input": 2, "output": 10}}))
@@ -417,14 +417,14 @@ def test_the_custom_template_is_what_is_sent(stub):
 
 def test_the_validator_reports_paths():
     ok = good_answer()
-    assert validate(ok, CARD_SCHEMA) == []
+    assert schema_errors(ok, CARD_SCHEMA) == []
     room = {**ok["room_assignments"][0], "room_key": "Bad Key", "relevance": 2}
     bad = {**ok, "extra": 1, "room_assignments": [room]}
-    errors = validate(bad, CARD_SCHEMA)
+    errors = schema_errors(bad, CARD_SCHEMA)
     assert "$: unexpected field 'extra'" in errors
     assert any(e.startswith("$.room_assignments[0].room_key:") for e in errors)
     assert "$.room_assignments[0].relevance: 2 is above the maximum 1" in errors
-    assert validate(True, {"type": "integer"}) == ["$: expected integer, got bool"]
+    assert schema_errors(True, {"type": "integer"}) == ["$: expected integer, got bool"]
 
 
 def test_llm_client_call_json_is_reusable_for_other_schemas(stub):

@@ -8,7 +8,7 @@ from anthropic_stub import AnthropicStub, answer, error, expired
 
 from palace_lab.errors import BudgetExceededError
 from palace_lab.llm.batches import MessageBatches
-from palace_lab.llm.client import LLMClient, Tool, cost_of, resolve_prices
+from palace_lab.llm.client import LLMClient, Tool, dollar_cost, resolve_prices
 
 KEY = "test-key-not-a-secret"
 HAIKU = resolve_prices()["claude-haiku-4-5"]
@@ -37,7 +37,7 @@ def test_batch_items_are_charged_at_half_price():
         batch_id = batches.submit([item(batches, "q1")])
         assert batches.poll(batch_id).ended
         [result] = batches.results(batch_id, TOOL).values()
-    assert result.ok and result.cost_usd == pytest.approx(cost_of(result.usage, HAIKU) / 2)
+    assert result.ok and result.cost_usd == pytest.approx(dollar_cost(result.usage, HAIKU) / 2)
     assert batches.client.spent_usd == pytest.approx(result.cost_usd)
 
 

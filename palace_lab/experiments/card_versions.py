@@ -27,7 +27,7 @@ from palace_lab.index.embed import Embedder, embed_texts
 from palace_lab.evaluate.base import DEFAULT_REL_LEVEL, Qrels, Run
 from palace_lab.evaluate.metrics import evaluate
 from palace_lab.index.bm25 import BM25Index
-from palace_lab.index.exact import top_k
+from palace_lab.index.exact import top_rows
 from palace_lab.index.tokenize import Tokenizer
 from palace_lab.index.layers import get_layer
 from palace_lab.search import fusion
@@ -122,7 +122,7 @@ class SampleSearch:
         else:
             if mode.layer not in self._vectors:
                 self._vectors[mode.layer] = embed_texts(self.palace, self.embedder, texts)
-            rows, scores = top_k(self._vectors[mode.layer] @ vector, DEPTH)
+            rows, scores = top_rows(self._vectors[mode.layer] @ vector, DEPTH)
         return {ids[r]: float(s) for r, s in zip(rows.tolist(), scores.tolist())}
 
     def run(self, queries: Mapping[str, str], mode: str, k: int = 10) -> Run:

@@ -46,7 +46,7 @@ class BatchStatus:
 
 
 class MessageBatches:
-    """The batches of one client (its key, retries, budget). Thread-safe."""
+    """The batches of one client (its key, retries, cost cap). Thread-safe."""
 
     def __init__(self, client: LLMClient) -> None:
         self.client = client
@@ -59,7 +59,7 @@ class MessageBatches:
             raise ValueError("a batch needs at least one request")
         client = self.client
         requests = [redacted_request(r) for r in requests]
-        held = client.budget.reserve(sum(
+        held = client.cost_cap.reserve(sum(
             worst_case_cost(json.dumps(r["params"]), r["params"]["max_tokens"], client.price,
                             batch=True)
             for r in requests
@@ -69,7 +69,7 @@ class MessageBatches:
                 lambda: client.sdk().messages.batches.create(requests=list(requests))
             )
         except BaseException as exc:
-            client.budget.settle(held, Usage())
+            client.cost_cap.settle(held, Usage())
             if isinstance(exc, CallFailed):
                 raise DistillError(f"could not submit the batch: {exc}") from None
             raise
@@ -107,7 +107,7 @@ class MessageBatches:
         results = {line.custom_id: self._item(line, tool, check) for line in lines}
         with self._lock:
             held = self._reserved.pop(batch_id, 0.0)
-        client.budget.settle(held, Usage())
+        client.cost_cap.settle(held, Usage())
         return results
 
     def _item(self, line: Any, tool: Tool, check: ItemCheck | None) -> LLMResult:
@@ -116,7 +116,7 @@ class MessageBatches:
             detail = getattr(getattr(getattr(result, "error", None), "error", None), "message", "")
             return LLMResult(None, f"batch item {result.type}" + (f": {detail}" if detail else ""))
         usage = Usage.from_api(result.message.usage)
-        cost = self.client.budget.settle(0.0, usage, batch=True)
+        cost = self.client.cost_cap.settle(0.0, usage, batch=True)
         blocks = tuple(block_dict(b) for b in result.message.content or ())
         item_check = (lambda data: check(line.custom_id, data)) if check else None
         return interpret_reply(blocks, tool, item_check, usage=usage, cost=cost, attempts=1)

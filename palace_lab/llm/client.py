@@ -45,10 +45,10 @@ from palace_lab.llm.base import (  # noqa: F401 - re-exported: the one import fo
 from palace_lab.llm.cost import (  # noqa: F401 - re-exported
     BATCH_DISCOUNT,
     PRICES_USD_PER_MTOK,
-    Budget,
+    CostCap,
     Prices,
     Usage,
-    cost_of,
+    dollar_cost,
     estimate_cost,
     estimate_tokens,
     load_prices,
@@ -56,13 +56,13 @@ from palace_lab.llm.cost import (  # noqa: F401 - re-exported
     resolve_prices,
     worst_case_cost,
 )
-from palace_lab.llm.schema import validate  # noqa: F401 - re-exported
+from palace_lab.llm.schema import schema_errors  # noqa: F401 - re-exported
 
 __all__ = [
-    "BATCH_DISCOUNT", "PRICES_USD_PER_MTOK", "BoundedRun", "Budget", "LLMClient",
-    "LLMResult", "StructuredClient", "Tool", "Usage", "cost_of", "estimate_cost",
+    "BATCH_DISCOUNT", "PRICES_USD_PER_MTOK", "BoundedRun", "CostCap", "LLMClient",
+    "LLMResult", "StructuredClient", "Tool", "Usage", "dollar_cost", "estimate_cost",
     "estimate_tokens", "interpret_reply", "load_prices", "price_for", "resolve_prices",
-    "run_bounded", "system_with_cache", "validate", "worst_case_cost",
+    "run_bounded", "schema_errors", "system_with_cache", "worst_case_cost",
 ]
 
 
@@ -70,7 +70,7 @@ __all__ = [
 
 
 class LLMClient(StructuredClient):
-    """One model, one key, one budget over the Anthropic Messages API. Thread-safe."""
+    """One model, one key, one cost cap over the Anthropic Messages API. Thread-safe."""
 
     backend = "anthropic"
 
