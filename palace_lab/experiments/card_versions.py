@@ -137,7 +137,7 @@ class SampleSearch:
                 scores = fusion.fuse(parsed.fusion, parts, weights=parsed.weights, **dict(parsed.params))
             else:
                 scores = parts[0]
-            out[qid] = dict(fusion.ranked(scores)[:k])
+            out[qid] = dict(fusion.rank_order(scores)[:k])
         return out
 
 

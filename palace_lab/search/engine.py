@@ -187,7 +187,7 @@ class SearchEngine:
             runs = [self._pure(query, vector, r, depth, filters, stale) for r in mode.runs]
             params = dict(mode.params)
             run = fusion.fuse(mode.fusion, runs, weights=mode.weights, **params)
-        return fusion.ranked(run)[:k]
+        return fusion.rank_order(run)[:k]
 
     def _pure(self, query: str, vector, mode: PureMode, depth: int,
               filters: Filters | None, stale: dict | None = None) -> dict[str, float]:
