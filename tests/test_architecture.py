@@ -88,7 +88,7 @@ def test_the_projects_own_modules_are_imported_without_guards():
     assert offenders == []
 
 
-INDEX_BUILDERS = ("bm25", "bm25_delta", "exact", "grow", "hnsw", "mechanisms")
+INDEX_BUILDERS = ("bm25", "bm25_delta", "exact", "grow", "hnsw", "mechanisms", "previous")
 
 
 def test_index_builders_never_reach_back_into_the_index_set():

@@ -22,8 +22,7 @@ from typing import TYPE_CHECKING
 
 import numpy as np
 
-from palace_lab.index.embed import (Embedder, embed_texts, embedding_key, get_embedder,
-                                    pending_embeddings)
+from palace_lab.index.embed import Embedder, embed_texts, get_embedder, pending_embeddings
 from palace_lab.errors import SearchError
 from palace_lab.index import cache as files
 from palace_lab.index import bm25_delta, grow
@@ -31,6 +30,8 @@ from palace_lab.index.bm25 import BM25Index
 from palace_lab.index.exact import ExactIndex, Found
 from palace_lab.index.hnsw import HNSWIndex, HNSWParams
 from palace_lab.index.mechanisms import MECHANISMS, IndexParams, get_mechanism
+from palace_lab.index.previous import (behind_ids, bm25_with_delta, hnsw_change, previous_of,
+                                       row_keys)
 from palace_lab.index.tokenize import Tokenizer, TokenizerSettings
 from palace_lab.index.layers import get_layer, layer_texts
 from palace_lab.model import content_hash
@@ -238,7 +239,7 @@ class IndexSet:
         start = time.perf_counter()
         ids, texts = self.layer_rows(layer)
         self.record(layer, mechanism, "texts", start, len(ids))
-        rows = _row_keys(mechanism, texts, self.embedder, cached=self.use_cache)
+        rows = row_keys(mechanism, texts, self.embedder, cached=self.use_cache)
         grown = None
         if rows and mechanism == "hnsw":
             grown = self._grow(key, layer, ids, texts, rows, progress)
@@ -276,16 +277,14 @@ class IndexSet:
             held = self._stale.get((layer, mechanism))
             if held and held[0] == key:
                 return held[1]
-            previous = self._previous(key)
+            previous = previous_of(self.root, key)
             if previous is None:
                 return None
-            base, base_ids, base_rows = previous
+            base, base_ids = previous[0], previous[1]
             start = time.perf_counter()
             ids, texts = self.layer_rows(layer)
-            rows = _row_keys(mechanism, texts, self.embedder, cached=self.use_cache)
-            out = list(base_ids)
-            for r in grow.delta(base_ids, base_rows, ids, rows).dropped:
-                out[r] = ""
+            out = behind_ids(previous, ids, row_keys(mechanism, texts, self.embedder,
+                                                      cached=self.use_cache))
             try:
                 index = MECHANISMS[mechanism].load(base, len(base_ids), self.params)
             except (OSError, ValueError):
@@ -313,18 +312,10 @@ class IndexSet:
     def _bm25_delta(self, key: str, layer: str, ids: list[str], texts: list[str],
                     rows: list[str]):
         """The previous BM25 index of this slot with the layer's changes as a delta, or None
-        when there is none or a rebuild is due (:mod:`palace_lab.index.bm25_delta`)."""
-        previous = self._previous(key) if len(ids) > bm25_delta.DELTA_FROM else None
-        if previous is None:
-            return None
-        base, base_ids, base_rows = previous
+        (:func:`palace_lab.index.previous.bm25_with_delta`)."""
+        previous = previous_of(self.root, key) if len(ids) > bm25_delta.DELTA_FROM else None
         start = time.perf_counter()
-        try:
-            index = BM25Index.load(base, len(base_ids), self.tokenizer.settings)
-        except (OSError, ValueError, KeyError):
-            return None
-        made = bm25_delta.with_delta(index, base_ids, base_rows, ids, rows, texts,
-                                     self.tokenizer)
+        made = bm25_with_delta(previous, ids, texts, rows, self.tokenizer)
         if made:
             self.record(layer, "bm25", "delta", start, made[0].size - made[0].main_rows)
         return made
@@ -333,13 +324,11 @@ class IndexSet:
               progress):
         """The previous HNSW index of this slot with the layer's changes applied, or None
         when there is none or a rebuild is due (:mod:`palace_lab.index.grow`)."""
-        previous = self._previous(key)
-        if previous is None:
+        previous = previous_of(self.root, key)
+        change = hnsw_change(previous, ids, rows)
+        if change is None:
             return None
         base, base_ids, base_rows = previous
-        change = grow.delta(base_ids, base_rows, ids, rows)
-        if not grow.worth_growing(base_ids, change, len(ids)):
-            return None
         start = time.perf_counter()
         report = (lambda d, t: progress(f"embedding {layer}", d, t)) if progress else None
         vectors = embed_texts(self.palace, self.embedder, [texts[i] for i in change.added],
@@ -348,16 +337,6 @@ class IndexSet:
                           vectors)
         self.record(layer, "hnsw", "grow", start, change.size())
         return grown
-
-    def _previous(self, key: str) -> tuple[Path, list[str], list[str]] | None:
-        """``(folder, ids, rows)`` of the previous index of ``key``'s slot (an older content),
-        when the cache has one whose rows are known: what a delta, a grown HNSW index and a
-        search behind start from."""
-        base = files.previous(self.root, key) if self.use_cache else None
-        base_rows = grow.read_rows(base) if base else None
-        if base_rows is None:
-            return None
-        return base, files.read_ids(base), base_rows
 
     # -- building from scratch ------------------------------------------------------------
 
@@ -388,17 +367,6 @@ class IndexSet:
         self.record(layer, "embed", "embed", start, len(texts))
         self._vectors[layer] = (content, vectors)
         return vectors
-
-
-def _row_keys(mechanism: str, texts: list[str], embedder: Embedder, *,
-              cached: bool) -> list[str] | None:
-    """Per row, what it was built from (``rows.json``): the embedding key for hnsw, the
-    text's hash for a cached bm25 (so a later change can be applied instead of rebuilt)."""
-    if mechanism == "hnsw":
-        return [embedding_key(embedder, t) for t in texts]
-    if mechanism == "bm25" and cached:
-        return [bm25_delta.row_key(t) for t in texts]
-    return None
 
 
 def _saver(index, rows: list[str] | None):
