@@ -16,7 +16,6 @@ from __future__ import annotations
 import threading
 import time
 from collections.abc import Callable
-from dataclasses import dataclass
 from pathlib import Path
 from typing import TYPE_CHECKING
 
@@ -27,11 +26,12 @@ from palace_lab.errors import SearchError
 from palace_lab.index import cache as files
 from palace_lab.index import bm25_delta, grow
 from palace_lab.index.bm25 import BM25Index
-from palace_lab.index.exact import ExactIndex, Found
-from palace_lab.index.hnsw import HNSWIndex, HNSWParams
+from palace_lab.index.exact import Found
+from palace_lab.index.hnsw import HNSWParams
 from palace_lab.index.mechanisms import MECHANISMS, IndexParams, get_mechanism
+from palace_lab.index.layer_index import LayerIndex
 from palace_lab.index.previous import (behind_ids, bm25_with_delta, hnsw_change, previous_of,
-                                       row_keys)
+                                       row_keys, saver)
 from palace_lab.index.tokenize import Tokenizer, TokenizerSettings
 from palace_lab.index.layers import get_layer, layer_texts
 from palace_lab.model import content_hash
@@ -40,28 +40,6 @@ if TYPE_CHECKING:
     from palace_lab.store import Palace
 
 BuildProgress = Callable[[str, int, int], None]
-
-
-@dataclass
-class LayerIndex:
-    """One built index: ``search(query, k)`` → ``Found(rows, scores)``; ``ids[row]`` is the
-    exchange id of row ``row``."""
-
-    layer: str
-    mechanism: str
-    key: str
-    ids: list[str]
-    index: BM25Index | HNSWIndex | ExactIndex
-    folder: Path | None = None
-    loaded: bool = False
-
-    @property
-    def size(self) -> int:
-        return len(self.ids)
-
-    def search(self, query, k: int, allowed: np.ndarray | None = None) -> Found:
-        """``query`` is a text for bm25 and a unit vector for hnsw/exact."""
-        return self.index.search(query, k, allowed)
 
 
 class IndexSet:
@@ -257,7 +235,7 @@ class IndexSet:
                     "grown": bool(grown),
                     "built_at": time.strftime("%Y-%m-%dT%H:%M:%SZ", time.gmtime())}
             publish = files.replace if compact else files.publish
-            folder = publish(self.root, key, ids, meta, _saver(index, rows))
+            folder = publish(self.root, key, ids, meta, saver(index, rows))
             if isinstance(index, BM25Index):
                 index.source = folder / "bm25"  # the base folder (linked from) is pruned
             self.record(layer, mechanism, "save", start, len(ids))
@@ -367,15 +345,6 @@ class IndexSet:
         self.record(layer, "embed", "embed", start, len(texts))
         self._vectors[layer] = (content, vectors)
         return vectors
-
-
-def _saver(index, rows: list[str] | None):
-    """Writes the index files and, for a grown-able index, its rows' embedding keys."""
-    def save(folder: Path) -> None:
-        index.save(folder)
-        if rows is not None:
-            grow.write_rows(folder, rows)
-    return save
 
 
 def require_cards(index_set: IndexSet, layer: str) -> None:

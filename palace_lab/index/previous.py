@@ -77,3 +77,12 @@ def behind_ids(previous: Previous, ids: list[str], rows: list[str]) -> list[str]
     for r in grow.delta(base_ids, base_rows, ids, rows).dropped:
         out[r] = ""
     return out
+
+
+def saver(index, rows: list[str] | None):
+    """Writes the index files and, for a grown-able index, its rows' embedding keys."""
+    def save(folder: Path) -> None:
+        index.save(folder)
+        if rows is not None:
+            grow.write_rows(folder, rows)
+    return save
