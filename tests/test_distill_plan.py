@@ -7,24 +7,15 @@ import json
 import math
 
 import pytest
+from tiny_palace import fill
 
 from palace_lab.distill.anthropic_backend import AnthropicDistiller
 from palace_lab.distill.base import Distiller, DistillOutcome
 from palace_lab.distill.llm_distiller import CARD_TOOL
 from palace_lab.distill.plan import plan_distill
 from palace_lab.distill.prompt import EXPECTED_CARD_TOKENS, INSTRUCTIONS
-from palace_lab.ingest.segment import segment
 from palace_lab.llm.cost import resolve_prices
-from palace_lab.model import Conversation, DistilledCard, Message
-
-
-def fill(palace, n=3):
-    for i in range(n):
-        msgs = (Message(f"c{i}", 0, "user", f"request {i}", "k0", is_request=True),
-                Message(f"c{i}", 1, "assistant", "done", "k1"))
-        conv = Conversation(f"c{i}", "palace-jsonl", msgs)
-        with palace.transaction() as tx:
-            palace.store_conversation(tx, conv, segment(conv))
+from palace_lab.model import DistilledCard
 
 
 class Cent(Distiller):
@@ -44,7 +35,7 @@ class Cent(Distiller):
 def test_pending_count_and_cost_of_the_whole_palace_and_of_a_sample(palace):
     from palace_lab.distill.run import distill_palace
 
-    fill(palace)
+    fill(palace, 3)
     ids = [e.exchange_id for e in palace.exchanges()]
     plan = plan_distill(palace, Cent())
     assert (len(plan.pending), plan.in_scope, plan.done) == (3, 3, 0)
