@@ -87,10 +87,10 @@ def component_runs(dev: dict, modes=COMPONENTS, distiller: str | None = None) ->
 
 def mrr(dev: dict, run: dict) -> float:
     from palace_lab.evaluate.metrics import reciprocal_rank
-    from palace_lab.search.fusion import ranked
+    from palace_lab.model import rank_order
 
     qrels, rel = dev["qrels"], dev["rel"]
-    return sum(reciprocal_rank(qrels[q], dict(ranked(run.get(q, {}))[:CUTOFF]), CUTOFF, rel)
+    return sum(reciprocal_rank(qrels[q], dict(rank_order(run.get(q, {}))[:CUTOFF]), CUTOFF, rel)
                for q in qrels) / len(qrels)
 
 

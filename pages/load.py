@@ -5,6 +5,7 @@ from pathlib import Path
 import streamlit as st
 
 from palace_lab.distill import get_distiller
+from palace_lab.distill.plan import plan_distill
 from ui.loading import (BACKENDS, distiller_options, load_sample, run_distill, run_ingest,
                         saved_uploads, show_report)
 from ui.palaces import destination, into, open_palace
@@ -51,12 +52,11 @@ backend = st.radio("Distiller", list(BACKENDS), horizontal=True, key="load_backe
                    captions=list(BACKENDS.values()))
 with guard():
     distiller = get_distiller(backend, **distiller_options(backend))
-    pending = p.pending_exchanges(distiller.version)
-    estimate = distiller.estimate_cost(pending)
-    st.caption(f"Version **{distiller.version}** · {len(pending):,} pending of {p.count('exchanges'):,} exchanges"
-               + (f" · estimated cost **${estimate:.4f}**" if estimate else ""))
-    confirmed = not estimate or st.checkbox(f"I accept a cost of about ${estimate:.4f}", key="load_confirm")
-    if st.button("Distill", type="primary", disabled=not pending or not confirmed, key="load_distill"):
+    plan = plan_distill(p, distiller)
+    st.caption(f"Version **{plan.version}** · {len(plan.pending):,} pending of {plan.in_scope:,} exchanges"
+               + (f" · estimated cost **${plan.cost_usd:.4f}**" if plan.paid else ""))
+    confirmed = not plan.paid or st.checkbox(plan.confirmation(), key="load_confirm")
+    if st.button("Distill", type="primary", disabled=not plan.pending or not confirmed, key="load_distill"):
         st.session_state["load_distilled"] = run_distill(p, distiller)
         st.rerun()  # so the pending count and the sidebar say what the palace holds now
     if result := st.session_state.get("load_distilled"):

@@ -18,13 +18,17 @@ from __future__ import annotations
 
 import statistics
 from dataclasses import dataclass, field
+from typing import TYPE_CHECKING
 
 from palace_lab import paper
 from palace_lab.llm.cost import PRICES_USD_PER_MTOK
 from palace_lab.model import DistilledCard, Exchange
 from palace_lab.tokens import DEFAULT_ENCODING, count_tokens
 
-LAYERS = ("verbatim", "dialogue", "core", "searched", "card")
+if TYPE_CHECKING:
+    from palace_lab.store import Palace
+
+BUDGET_LAYERS = ("verbatim", "dialogue", "core", "searched", "card")
 LAYER_DEFINITIONS = {
     "verbatim": "full exchange text: requests, agent text, tool calls and tool output",
     "dialogue": "the person's and the agent's words, without tool traffic",
@@ -123,7 +127,7 @@ def _ratios(rows: list[ExchangeBudget], numerator: str, denominator: str = "core
 def summarize(rows: list[ExchangeBudget], encoding: str = DEFAULT_ENCODING,
               distiller: str | None = None) -> BudgetSummary:
     s = BudgetSummary(encoding, distiller, len(rows))
-    for layer in LAYERS:
+    for layer in BUDGET_LAYERS:
         s.layers[layer] = _layer_stats([getattr(r, layer) for r in rows if getattr(r, layer) is not None])
     s.compression = {"verbatim_over_core": _ratios(rows, "verbatim"),
                      "dialogue_over_core": _ratios(rows, "dialogue"),
@@ -132,11 +136,11 @@ def summarize(rows: list[ExchangeBudget], encoding: str = DEFAULT_ENCODING,
                      "dialogue_over_card": _ratios(rows, "dialogue", "card"),
                      "definitions": RATIO_DEFINITIONS}
     s.per_1000 = {layer: round(1000 * s.layers[layer]["mean"]) if s.layers[layer]["mean"] else None
-                  for layer in LAYERS}
+                  for layer in BUDGET_LAYERS}
     return s
 
 
-def palace_budget(palace, distiller: str | None = None,
+def palace_budget(palace: Palace, distiller: str | None = None,
                   encoding: str = DEFAULT_ENCODING) -> tuple[BudgetSummary, list[ExchangeBudget]]:
     """The budget of a palace for one distiller version (default: the latest one)."""
     from palace_lab.distill.context import context_checks
@@ -153,7 +157,7 @@ def palace_budget(palace, distiller: str | None = None,
 def fits_in_window(summary: BudgetSummary, window_tokens: int) -> dict:
     """How many exchanges fit in a context window, verbatim vs distilled (by mean size)."""
     out = {}
-    for layer in LAYERS:
+    for layer in BUDGET_LAYERS:
         mean = summary.layers[layer]["mean"]
         out[layer] = int(window_tokens // mean) if mean else None
     return out
@@ -163,4 +167,4 @@ def load_cost(summary: BudgetSummary, prices: dict[str, float] | None = None) ->
     """USD to send each layer of the whole palace once as input, per model price."""
     prices = prices or DEFAULT_PRICES
     return {model: {layer: round(summary.layers[layer]["total"] * price / 1e6, 4)
-                    for layer in LAYERS} for model, price in prices.items()}
+                    for layer in BUDGET_LAYERS} for model, price in prices.items()}

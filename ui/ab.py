@@ -3,9 +3,10 @@ metrics and the query history. Session logic lives in :mod:`palace_lab.experimen
 
 from __future__ import annotations
 
-import streamlit as st
-
 from functools import partial
+from typing import TYPE_CHECKING
+
+import streamlit as st
 
 from palace_lab.experiments import ab
 from palace_lab.store.contents import absent_terms, projects, titles
@@ -16,6 +17,9 @@ from ui.exchange import md_escape, show_card, show_messages
 from ui.layout import metric_row
 from ui.search import prepare
 from ui.state import engine, palace
+
+if TYPE_CHECKING:
+    from palace_lab.store import Palace
 
 CUSTOM = "type a mode string…"
 METRIC_LABELS = {"mrr": "MRR", "p@1": "P@1", "ndcg@10": "nDCG@10", "mean_grade@10": "mean grade@10",
@@ -158,7 +162,7 @@ def _read(exchange_id: str) -> None:
     st.session_state["lab_read"] = exchange_id
 
 
-def origin(p, hits) -> dict[str, str]:
+def origin(p: Palace, hits) -> dict[str, str]:
     """``{exchange_id: "project · date · conversation title"}`` for the hits' captions."""
     found = {h.exchange_id: p.exchange(h.exchange_id) for h in hits}
     named = titles(p, [e.conversation_id for e in found.values() if e is not None])

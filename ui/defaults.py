@@ -8,6 +8,7 @@ import streamlit as st
 
 from palace_lab.experiments import baselines as tuning_baselines
 from palace_lab.experiments import prefs as palace_prefs
+from palace_lab.distill.plan import plan_distill
 from palace_lab.distill.run import distill_palace
 from palace_lab.evaluate.metrics import evaluate
 from palace_lab.search.modes import DEFAULT_MODE
@@ -90,12 +91,12 @@ def make_default_version(distiller) -> None:
         st.success(f"**{md_escape(distiller.version)}** is this palace's default card version.",
                    icon=":material/check_circle:")
         return
-    pending = p.pending_exchanges(distiller.version)
-    if distiller.estimate_cost(pending):
+    plan = plan_distill(p, distiller)
+    if plan.paid:
         st.caption("Making a paid version the default means distilling the whole palace with it: "
                    "use **Load & distill** with that backend.")
         return
-    if st.button(f"Make this version the palace's default (distils the other {len(pending):,} "
+    if st.button(f"Make this version the palace's default (distils the other {len(plan.pending):,} "
                  "exchanges first)", key="tune_make_default"):
         with st.spinner("distilling the rest of the palace…"):
             distill_palace(p, distiller)

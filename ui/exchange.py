@@ -9,10 +9,14 @@ pass through :func:`md_escape` first.
 from __future__ import annotations
 
 import re
+from typing import TYPE_CHECKING
 
 import streamlit as st
 
 from palace_lab.redact import redact_card
+
+if TYPE_CHECKING:
+    from palace_lab.store import Palace
 
 ROLE_ICONS = {"user": ":material/person:", "assistant": ":material/smart_toy:",
               "tool_call": ":material/build:", "tool_result": ":material/terminal:",
@@ -106,7 +110,7 @@ def show_message(m, key: str) -> None:
         show_text(m.text, key, code=False)
 
 
-def show_messages(palace, exchange, key: str = "x") -> None:
+def show_messages(palace: Palace, exchange, key: str = "x") -> None:
     """The exchange's messages (its ply range), paged, each under its role as the source says."""
     messages = palace.messages(exchange.conversation_id, exchange.ply_start, exchange.ply_end)
     st.caption(f"conversation {md_escape(exchange.conversation_id)} · messages "

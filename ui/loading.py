@@ -7,11 +7,15 @@ import tempfile
 from collections.abc import Iterator
 from contextlib import contextmanager
 from pathlib import Path
+from typing import TYPE_CHECKING
 
 import pandas as pd
 import streamlit as st
 
 from palace_lab.ingest import ingest_paths
+
+if TYPE_CHECKING:
+    from palace_lab.store import Palace
 
 
 @contextmanager
@@ -27,7 +31,7 @@ def saved_uploads(files) -> Iterator[Path]:
         shutil.rmtree(folder, ignore_errors=True)
 
 
-def load_sample(palace, sample_dir: Path) -> None:
+def load_sample(palace: Palace, sample_dir: Path) -> None:
     """Ingest the bundled sample's export folders, then store its queries and qrels."""
     from palace_lab.experiments.query_sets import import_query_files
 
@@ -39,7 +43,7 @@ def load_sample(palace, sample_dir: Path) -> None:
         st.session_state["load_queries"] = counts
 
 
-def run_ingest(palace, paths) -> None:
+def run_ingest(palace: Palace, paths) -> None:
     bar = st.progress(0.0, text="reading…")
 
     def tick(done, total, path):
@@ -116,7 +120,7 @@ def server_models(url: str, key: str | None) -> tuple[list[str], str | None]:
         return [], str(exc)
 
 
-def run_distill(palace, distiller) -> dict:
+def run_distill(palace: Palace, distiller) -> dict:
     from palace_lab.distill.run import distill_palace
 
     bar = st.progress(0.0, text="distilling…")

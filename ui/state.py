@@ -129,5 +129,5 @@ def guard():
     """The one expected failure becomes a clear message on the page, never a traceback."""
     try:
         yield
-    except (PalaceError, ValueError) as exc:  # ValueError: validation in the evaluate modules
+    except PalaceError as exc:  # InputError included: what the person typed is not usable
         st.error(str(exc), icon=":material/error:")

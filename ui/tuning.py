@@ -11,6 +11,7 @@ import streamlit as st
 from palace_lab.experiments import card_versions, fusion_tuning
 from palace_lab.charts.evaluation import grid_heatmap, version_bars
 from palace_lab.distill import get_distiller
+from palace_lab.distill.plan import plan_distill
 from palace_lab.distill.prompt import DEFAULT_TEMPLATE, PLACEHOLDERS
 from palace_lab.distill.run import distill_palace
 from palace_lab.search.modes import list_modes
@@ -83,18 +84,17 @@ def sample(qrels: dict) -> list[str]:
 
 
 def redistill(distiller, ids: list[str]) -> None:
-    p, wanted = palace(), set(ids)
-    pending = [e for e in p.pending_exchanges(distiller.version) if e.exchange_id in wanted]
-    cost = distiller.estimate_cost(pending)
-    st.caption(f"Trial version **{md_escape(distiller.version)}** · {len(ids) - len(pending)} of "
+    p = palace()
+    plan = plan_distill(p, distiller, exchange_ids=ids)
+    st.caption(f"Trial version **{md_escape(plan.version)}** · {plan.done} of "
                f"{len(ids)} sample exchanges already have its card"
-               + (f" · estimated cost **${cost:.4f}**" if cost else ""))
-    ok = not cost or st.checkbox(f"I accept a cost of about ${cost:.4f}", key="tune_confirm")
+               + (f" · estimated cost **${plan.cost_usd:.4f}**" if plan.paid else ""))
+    ok = not plan.paid or st.checkbox(plan.confirmation(), key="tune_confirm")
     has_key = st.session_state.get("tune_key") or os.environ.get("ANTHROPIC_API_KEY")
     if distiller.backend == "anthropic" and not has_key:
         st.info("Enter an Anthropic API key to distill with Claude; it is kept for this session only.")
         ok = False
-    if st.button("Re-distill the sample", type="primary", disabled=not pending or not ok, key="tune_go"):
+    if st.button("Re-distill the sample", type="primary", disabled=not plan.pending or not ok, key="tune_go"):
         bar = st.progress(0.0, text="distilling the sample…")
         summary = distill_palace(p, distiller, exchange_ids=ids, batch_size=4,
                                  progress=lambda d, t, _: bar.progress(d / max(t, 1), text=f"{d}/{t}"))

@@ -16,6 +16,7 @@ with one line of text); the server keeps serving. Streamable HTTP binds to 127.0
 from __future__ import annotations
 
 import logging
+from pathlib import Path
 from typing import Annotated, Any
 
 from pydantic import BaseModel, Field
@@ -230,7 +231,7 @@ def build_server(recall: Recall):
     return app
 
 
-def serve(db, *, distiller: str | None = None, embedder: str = "minilm",
+def serve(db: str | Path, *, distiller: str | None = None, embedder: str = "minilm",
           http_port: int | None = None, warm: bool = True) -> None:
     """Serve the palace at ``db`` over stdio (or streamable HTTP on 127.0.0.1:``http_port``)."""
     recall = Recall.open(db, distiller=distiller, embedder=embedder)

@@ -24,6 +24,10 @@ import sys
 import time
 from dataclasses import dataclass
 from pathlib import Path
+from typing import TYPE_CHECKING
+
+if TYPE_CHECKING:
+    from palace_lab.store import Palace
 
 LOCK_SECONDS = 300
 MAX_CACHED = 64
@@ -43,14 +47,14 @@ def folder() -> Path:
     return cache_dir() / "hook"
 
 
-def pack_file(db, project: str, budget: int) -> Path:
+def pack_file(db: str | Path, project: str, budget: int) -> Path:
     from palace_lab.model import content_hash
 
     key = content_hash(str(Path(db).expanduser().resolve()), project, str(budget))
     return folder() / f"{key[:20]}.json"
 
 
-def content_key(palace) -> str:
+def content_key(palace: Palace) -> str:
     """Changes whenever an exchange or a card of the newest distiller changes."""
     from palace_lab.index.cache import cards_fingerprint
     from palace_lab.model import content_hash
@@ -96,11 +100,11 @@ def _lock(path: Path, now=time.time) -> Path | None:
     return lock
 
 
-def release(db, project: str, budget: int) -> None:
+def release(db: str | Path, project: str, budget: int) -> None:
     pack_file(db, project, budget).with_suffix(".lock").unlink(missing_ok=True)
 
 
-def refresh_in_background(db, project: str, budget: int, log: Path | None) -> bool:
+def refresh_in_background(db: str | Path, project: str, budget: int, log: Path | None) -> bool:
     """Start a detached ``--prime`` process for this pack unless one is running already."""
     if _lock(pack_file(db, project, budget)) is None:
         return False

@@ -20,6 +20,10 @@ from __future__ import annotations
 import logging
 import threading
 from dataclasses import dataclass, field
+from typing import TYPE_CHECKING
+
+if TYPE_CHECKING:
+    from palace_lab.store import Palace
 
 log = logging.getLogger("palace_lab.mcp")
 
@@ -33,7 +37,7 @@ class Generation:
     state: tuple = field(default=())
 
 
-def _state(palace) -> tuple:
+def _state(palace: Palace) -> tuple:
     conn = palace.conn
     return (conn.execute("PRAGMA data_version").fetchone()[0], conn.total_changes)
 

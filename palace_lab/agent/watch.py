@@ -29,8 +29,12 @@ import time
 from collections.abc import Callable, Iterable
 from dataclasses import asdict, dataclass, field
 from pathlib import Path
+from typing import TYPE_CHECKING
 
 from palace_lab.errors import NothingToIngestError, PalaceError
+
+if TYPE_CHECKING:
+    from palace_lab.store import Palace
 
 STATUS_KEY = "watch:last"
 DEFAULT_DEBOUNCE_MS = 1500
@@ -75,7 +79,7 @@ def wanted(path: Path) -> bool:
 class Watcher:
     """Ingest → distill → warm indexes for the files under ``paths`` (see the module docstring)."""
 
-    def __init__(self, palace, paths: Iterable[str | Path], *, distiller: str = "rules",
+    def __init__(self, palace: Palace, paths: Iterable[str | Path], *, distiller: str = "rules",
                  embedder: str = "minilm", mode: str | None = None, warm: bool = True,
                  log: Callable[[str], None] | None = None,
                  clock: Callable[[], float] = time.monotonic):
@@ -238,7 +242,7 @@ class Watcher:
         self.apply((changed - gone) | back, gone - back)
 
 
-def last_status(palace) -> dict | None:
+def last_status(palace: Palace) -> dict | None:
     """The watcher's last pass as recorded in the palace (None if it never ran)."""
     raw = palace.kv_get(STATUS_KEY)
     try:

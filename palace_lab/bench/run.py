@@ -21,10 +21,14 @@ import json
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
+from typing import TYPE_CHECKING
 
 from palace_lab.bench.base import Benchmark, Question, gold_sessions, qrels_for
 from palace_lab.errors import PalaceError
 from palace_lab.model import rank_order
+
+if TYPE_CHECKING:
+    from palace_lab.store import Palace
 
 SESSION_KS = (5, 10)
 DEPTH = 50
@@ -164,7 +168,7 @@ def _cut(run: dict, k: int) -> dict:
     return {q: dict(sorted(s.items(), key=lambda i: (-i[1], i[0]))[:k]) for q, s in run.items()}
 
 
-def run_benchmark(bench: Benchmark, palace, modes: Sequence[str], *, embedder="minilm",
+def run_benchmark(bench: Benchmark, palace: Palace, modes: Sequence[str], *, embedder="minilm",
                   k: int = 10, correction: str = "bonferroni", test: str = "t",
                   progress: Callable[[str], None] | None = None) -> BenchReport:
     from palace_lab.evaluate import paper_table
@@ -197,7 +201,7 @@ def run_benchmark(bench: Benchmark, palace, modes: Sequence[str], *, embedder="m
                        unmapped, notes)
 
 
-def _budget(palace) -> dict:
+def _budget(palace: Palace) -> dict:
     """Token totals of the layers (cl100k_base) and the dialogue's ratio to each card layer."""
     from palace_lab.budget import palace_budget
 

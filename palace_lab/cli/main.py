@@ -66,6 +66,7 @@ def cmd_cards(args) -> None:
 
 def cmd_distill(args) -> None:
     from palace_lab.distill import get_distiller
+    from palace_lab.distill.plan import plan_distill
     from palace_lab.distill.run import distill_palace
 
     given = {"model": args.model, "max_cost_usd": args.max_cost, "base_url": args.base_url,
@@ -73,11 +74,10 @@ def cmd_distill(args) -> None:
              "timeout": args.timeout, "prices": args.prices}
     distiller = get_distiller(args.distiller, **{k: v for k, v in given.items() if v is not None})
     with _palace(args) as palace, _progress(f"distill {distiller.version}") as bar:
-        pending = palace.pending_exchanges(distiller.version)
-        estimate = distiller.estimate_cost(pending)
-        if estimate and not args.yes:
-            raise PalaceError(f"this run would cost about ${estimate:.4f} for {len(pending)} "
-                              "exchanges; rerun with --yes to confirm")
+        plan = plan_distill(palace, distiller)
+        if plan.paid and not args.yes:
+            raise PalaceError(f"this run would cost about ${plan.cost_usd:.4f} for "
+                              f"{len(plan.pending)} exchanges; rerun with --yes to confirm")
         def tick(done, total, outcomes):
             bar.total = total
             bar.update(len(outcomes))

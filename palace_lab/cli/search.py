@@ -4,8 +4,12 @@ from __future__ import annotations
 
 import re
 import sys
+from typing import TYPE_CHECKING
 
 from palace_lab.errors import PalaceError
+
+if TYPE_CHECKING:
+    from palace_lab.store import Palace
 
 
 _SURROGATES = re.compile("[\ud800-\udfff]")
@@ -17,7 +21,7 @@ def _clean_query(text: str) -> str:
     return _SURROGATES.sub("\ufffd", text)
 
 
-def _engine(args, palace):
+def _engine(args, palace: Palace):
     from palace_lab.search import SearchEngine
 
     return SearchEngine(palace, distiller=args.distiller, embedder=args.embedder,
@@ -179,7 +183,7 @@ def cmd_bench(args) -> None:
     _emit(args, report.to_dict(), report.to_markdown())
 
 
-def _store_query_set(palace, bench, report) -> None:
+def _store_query_set(palace: Palace, bench, report) -> None:
     """The benchmark's questions and qrels as a query set of the kept palace (the app's
     Evaluation page reads it)."""
     from palace_lab.bench import qrels_for

@@ -2,8 +2,13 @@
 
 from __future__ import annotations
 
+from typing import TYPE_CHECKING
 
-def exchange_rows(palace) -> list[dict]:
+if TYPE_CHECKING:
+    from palace_lab.store import Palace
+
+
+def exchange_rows(palace: Palace) -> list[dict]:
     """The ``exchanges --json`` contract: one dict per exchange, in conversation order."""
     return [{"exchange_id": e.exchange_id, "conversation_id": e.conversation_id,
              "ply_start": e.ply_start, "ply_end": e.ply_end, "preview": e.preview,

@@ -41,7 +41,7 @@ from palace_lab.distill.base import CorpusStats, Distiller, DistillOutcome, regi
 from palace_lab.distill.context import ERROR, context_candidates, make_context
 from palace_lab.distill.keywords import choose_keywords, zones
 from palace_lab.distill.rooms_rules import assign_rooms
-from palace_lab.distill.spans import best_span, cost_of, drop_filler, lead_span, text_cost
+from palace_lab.distill.spans import best_span, words_cost, drop_filler, lead_span, text_cost
 from palace_lab.distill.terms import idf, salient_terms, terms
 from palace_lab.model import DistilledCard, Exchange
 
@@ -162,9 +162,9 @@ def make_core(req: list[str], out: list[str], weights: dict[str, float], budget:
         req_part = lead_span(req, budget)
         out_part = []
     else:
-        req_budget = max(int(budget * request_share), budget - 1 - cost_of(out)) if req else 0
+        req_budget = max(int(budget * request_share), budget - 1 - words_cost(out)) if req else 0
         req_part = lead_span(req, req_budget)
-        room = budget - (cost_of(req_part) + 1 if req_part else 0)
+        room = budget - (words_cost(req_part) + 1 if req_part else 0)
         out_part = best_span(out, weights, room) if room > 2 else []
     head = " ".join(req_part).rstrip(" ,;:—-")
     tail = " ".join(out_part).rstrip(" ,;:—-")

@@ -12,11 +12,15 @@ from __future__ import annotations
 import time
 from collections.abc import Callable, MutableMapping, Sequence
 from dataclasses import dataclass, field, replace
+from typing import TYPE_CHECKING
 
 from palace_lab.distill.base import Distiller, DistillOutcome
 from palace_lab.distill.terms import corpus_stats
 from palace_lab.errors import BatchPendingError, BudgetExceededError
 from palace_lab.model import Exchange
+
+if TYPE_CHECKING:
+    from palace_lab.store import Palace
 
 
 @dataclass
@@ -46,7 +50,7 @@ class DistillSummary:
 class KVState(MutableMapping):
     """A backend's resumable state (e.g. a submitted batch id), kept in the palace's kv table."""
 
-    def __init__(self, palace, prefix: str):
+    def __init__(self, palace: Palace, prefix: str):
         self.palace, self.prefix = palace, f"state:{prefix}:"
 
     def __getitem__(self, key):
@@ -82,7 +86,7 @@ def redact_outcome(outcome: DistillOutcome, tally: dict,
 
 
 def distill_palace(
-    palace,
+    palace: Palace,
     distiller: Distiller,
     *,
     exchange_ids: Sequence[str] | None = None,
@@ -118,7 +122,7 @@ def distill_palace(
     return summary
 
 
-def _run_batches(palace, distiller, pending: list[Exchange], stats, summary, batch_size,
+def _run_batches(palace: Palace, distiller, pending: list[Exchange], stats, summary, batch_size,
                  progress, should_stop) -> None:
     for i in range(0, len(pending), batch_size):
         if should_stop and should_stop():
@@ -135,7 +139,7 @@ def _run_batches(palace, distiller, pending: list[Exchange], stats, summary, bat
         _store(palace, made, chunk, summary, progress)
 
 
-def _store(palace, made: list[DistillOutcome], chunk: list[Exchange], summary, progress) -> None:
+def _store(palace: Palace, made: list[DistillOutcome], chunk: list[Exchange], summary, progress) -> None:
     if not made:
         return
     by_id = {e.exchange_id: e for e in chunk}

@@ -133,7 +133,7 @@ def best_span(words: list[str], weights: dict[str, float], budget: int, *,
     return kept
 
 
-def cost_of(words: list[str]) -> int:
+def words_cost(words: list[str]) -> int:
     return sum(word_cost(w) for w in words)
 
 

@@ -29,6 +29,7 @@ from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field
 from typing import Any
 
+from palace_lab.errors import InputError
 from palace_lab.evaluate.base import GRADES, Qrels
 from palace_lab.llm.client import run_bounded
 
@@ -172,7 +173,7 @@ def items_for(palace: Any, queries: Mapping[str, str], pool: Mapping[str, Sequen
     items, missing = [], []
     for qid, exchange_ids in pool.items():
         if qid not in queries:
-            raise ValueError(f"query {qid!r} of the pool has no text among the queries")
+            raise InputError(f"query {qid!r} of the pool has no text among the queries")
         for eid in exchange_ids:
             exchange = palace.exchange(eid)
             if exchange is None:
@@ -180,7 +181,7 @@ def items_for(palace: Any, queries: Mapping[str, str], pool: Mapping[str, Sequen
                 continue
             items.append(GradeItem(qid, queries[qid], eid, exchange.verbatim))
     if missing:
-        raise ValueError(f"{len(missing)} pooled exchanges are not in the palace: {', '.join(missing[:5])}")
+        raise InputError(f"{len(missing)} pooled exchanges are not in the palace: {', '.join(missing[:5])}")
     return items
 
 
@@ -218,7 +219,7 @@ def consensus(by_judge: Mapping[str, Qrels], method: str = "median", *, min_grad
     """One grade per pair from several graders' qrels ``{judge: qrels}``; pairs graded by fewer
     than ``min_graders`` graders are left out."""
     if method not in CONSENSUS:
-        raise ValueError(f"unknown consensus {method!r}; valid: {', '.join(CONSENSUS)}")
+        raise InputError(f"unknown consensus {method!r}; valid: {', '.join(CONSENSUS)}")
     out: Qrels = {}
     for (qid, eid), grades in sorted(_grades_by_pair(by_judge).items()):
         if len(grades) >= min_graders:
@@ -236,10 +237,10 @@ def fleiss_kappa(counts: Sequence[Sequence[int]]) -> float:
     chance agreement is 1, i.e. every rating fell in one category."""
     rows = [list(map(int, r)) for r in counts]
     if not rows:
-        raise ValueError("Fleiss' kappa needs at least one subject")
+        raise InputError("Fleiss' kappa needs at least one subject")
     n = sum(rows[0])
     if n < 2 or any(sum(r) != n for r in rows) or any(len(r) != len(rows[0]) for r in rows):
-        raise ValueError("Fleiss' kappa needs the same number (>= 2) of ratings in every row")
+        raise InputError("Fleiss' kappa needs the same number (>= 2) of ratings in every row")
     big_n = len(rows)
     p_j = [sum(r[j] for r in rows) / (big_n * n) for j in range(len(rows[0]))]
     p_i = [(sum(c * c for c in r) - n) / (n * (n - 1)) for r in rows]
@@ -259,7 +260,7 @@ def rating_counts(by_judge: Mapping[str, Qrels]) -> tuple[list[list[int]], list[
 def agreement(by_judge: Mapping[str, Qrels]) -> dict:
     """Fleiss' kappa and exact agreement over the pairs every grader graded."""
     if len(by_judge) < 2:
-        raise ValueError("agreement needs at least two graders")
+        raise InputError("agreement needs at least two graders")
     counts, pairs = rating_counts(by_judge)
     if not pairs:
         return {"graders": sorted(by_judge), "pairs": 0, "fleiss_kappa": None, "all_agree": None}

@@ -27,10 +27,15 @@ import re
 from collections import Counter
 from collections.abc import Callable, Iterable, Sequence
 from dataclasses import dataclass
+from typing import TYPE_CHECKING
 
+from palace_lab.errors import InputError
 from palace_lab.evaluate.base import Qrels
 from palace_lab.files import EXTENSIONS
 from palace_lab.model import Exchange
+
+if TYPE_CHECKING:
+    from palace_lab.store import Palace
 
 QUERY_TYPES = ("exact_term", "file_path", "error", "conceptual", "mixed")
 SCARCE_FIRST = ("error", "file_path", "mixed", "exact_term", "conceptual")  # who picks first
@@ -181,9 +186,9 @@ def _quotas(n: int, types: Sequence[str]) -> dict[str, int]:
 def _check(types: Sequence[str], n: int, max_df: int) -> None:
     unknown = [t for t in types if t not in CANDIDATES]
     if unknown or not types:
-        raise ValueError(f"unknown query types {unknown}; valid types: {', '.join(CANDIDATES)}")
+        raise InputError(f"unknown query types {unknown}; valid types: {', '.join(CANDIDATES)}")
     if n < 1 or max_df < 1:
-        raise ValueError("n and max_df must be at least 1")
+        raise InputError("n and max_df must be at least 1")
 
 
 def known_item_queries(exchanges: Iterable[Exchange], *, n: int = 50, seed: int = 0,
@@ -249,7 +254,7 @@ def _assemble(made, corpus: _Corpus, n: int, seed: int, types: Sequence[str], ma
     return KnownItemSet(tuple(queries), qrels, meta)
 
 
-def save_known_items(palace, items: KnownItemSet, *, query_set: str = "known_item") -> int:
+def save_known_items(palace: Palace, items: KnownItemSet, *, query_set: str = "known_item") -> int:
     """Store the queries as ``query_set`` and their qrels as judge ``qrels:known_item``."""
     palace.put_queries(query_set, list(items.queries))
     return palace.put_judgments("qrels:known_item", items.qrels)

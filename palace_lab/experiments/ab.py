@@ -16,9 +16,14 @@ Invariants:
 from __future__ import annotations
 
 from dataclasses import dataclass
+from typing import TYPE_CHECKING
 
+from palace_lab.errors import InputError
 from palace_lab.evaluate.metrics import per_query
 from palace_lab.model import Hit, content_hash
+
+if TYPE_CHECKING:
+    from palace_lab.store import Palace
 
 LAB_SET = "lab"
 JUDGE = "human"
@@ -59,7 +64,7 @@ class ABResult:
         return len({h.exchange_id for h in self.hits_a} & {h.exchange_id for h in self.hits_b})
 
 
-def remember_query(palace, text: str) -> str:
+def remember_query(palace: Palace, text: str) -> str:
     """Store ``text`` in the lab query set (once) and return its query id."""
     qid = lab_query_id(text)
     if not any(q["query_id"] == qid for q in palace.queries(LAB_SET)):
@@ -71,17 +76,17 @@ def run_ab(search, query: str, mode_a: str, mode_b: str, k: int = 10) -> ABResul
     """Search ``query`` with both modes; ``search(query, mode, k)`` is ``SearchEngine.search``."""
     text = normalise_query(query)
     if not text:
-        raise ValueError("the query is empty")
+        raise InputError("the query is empty")
     return ABResult(lab_query_id(text), text, mode_a, mode_b,
                     tuple(search(text, mode_a, k)), tuple(search(text, mode_b, k)))
 
 
-def grades(palace, query_id: str) -> dict[str, int]:
+def grades(palace: Palace, query_id: str) -> dict[str, int]:
     """Every judgment of one query (merged by judge precedence: human first)."""
     return palace.qrels(query_ids=[query_id]).get(query_id, {})
 
 
-def grade(palace, query_id: str, exchange_id: str, value: int | None) -> None:
+def grade(palace: Palace, query_id: str, exchange_id: str, value: int | None) -> None:
     """Store the person's grade (0-3) of one pooled result; None removes it."""
     if value is None:
         palace.delete_judgment(query_id, exchange_id, JUDGE)
@@ -96,6 +101,6 @@ def live_metrics(judged: dict[str, int], hits, metrics=LIVE_METRICS) -> dict[str
     return {m: values[m]["q"] for m in metrics}
 
 
-def history(palace, limit: int = 30) -> list[dict]:
+def history(palace: Palace, limit: int = 30) -> list[dict]:
     """The lab queries, newest first, with how many of their results the person graded."""
     return palace.graded_history(LAB_SET, JUDGE, limit)

@@ -18,30 +18,35 @@ from __future__ import annotations
 
 import random
 from collections.abc import Iterable, Mapping, Sequence
+from typing import TYPE_CHECKING
 
 import numpy as np
 
+from palace_lab.errors import InputError
 from palace_lab.index.embed import Embedder, embed_texts
 from palace_lab.evaluate.base import DEFAULT_REL_LEVEL, Qrels, Run
 from palace_lab.evaluate.metrics import evaluate
 from palace_lab.index.bm25 import BM25Index
-from palace_lab.index.exact import top_k
+from palace_lab.index.exact import top_rows
 from palace_lab.index.tokenize import Tokenizer
 from palace_lab.index.layers import get_layer
 from palace_lab.search import fusion
 from palace_lab.search.engine import MIN_DEPTH
 from palace_lab.search.modes import FusedMode, PureMode, parse_mode
 
+if TYPE_CHECKING:
+    from palace_lab.store import Palace
+
 TRIAL_MODES = ("bm25:core", "exact:core", "bm25:verbatim", "rrf(bm25:verbatim,exact:core;k=60)")
 TRIAL_METRICS = ("mrr", "p@1", "ndcg@10")
 DEPTH = MIN_DEPTH  # each part of a fused mode to the engine's depth
 
 
-def choose_sample(palace, qrels: Qrels, *, n: int = 40, seed: int = 0,
+def choose_sample(palace: Palace, qrels: Qrels, *, n: int = 40, seed: int = 0,
                   relevant_share: float = 0.5) -> list[str]:
     """Exchange ids: up to ``relevant_share`` of ``n`` judged relevant, the rest distractors."""
     if n < 2:
-        raise ValueError("a sample needs at least 2 exchanges")
+        raise InputError("a sample needs at least 2 exchanges")
     every = [e.exchange_id for e in palace.exchanges()]
     known = set(every)
     relevant = sorted({e for docs in qrels.values() for e, g in docs.items()
@@ -62,7 +67,7 @@ def restrict(qrels: Qrels, exchange_ids: Iterable[str]) -> Qrels:
     return {q: docs for q, docs in out.items() if any(g >= DEFAULT_REL_LEVEL for g in docs.values())}
 
 
-def card_pairs(palace, base: str, trial: str, exchange_ids: Sequence[str],
+def card_pairs(palace: Palace, base: str, trial: str, exchange_ids: Sequence[str],
                count_tokens=None) -> list[dict]:
     """One row per sample exchange: the two versions' core, context, keywords and rooms, side by
     side; ``*_tokens`` counts each version's searchable card (core + context + keywords)."""
@@ -91,7 +96,7 @@ def card_pairs(palace, base: str, trial: str, exchange_ids: Sequence[str],
 class SampleSearch:
     """Search modes over a handful of exchanges with one distiller version's cards."""
 
-    def __init__(self, palace, exchange_ids: Sequence[str], distiller: str, embedder: Embedder):
+    def __init__(self, palace: Palace, exchange_ids: Sequence[str], distiller: str, embedder: Embedder):
         wanted = set(exchange_ids)
         self.exchanges = [e for e in palace.exchanges() if e.exchange_id in wanted]
         self.cards = {eid: c for eid, c in palace.card_map(distiller).items() if eid in wanted}
@@ -117,7 +122,7 @@ class SampleSearch:
         else:
             if mode.layer not in self._vectors:
                 self._vectors[mode.layer] = embed_texts(self.palace, self.embedder, texts)
-            rows, scores = top_k(self._vectors[mode.layer] @ vector, DEPTH)
+            rows, scores = top_rows(self._vectors[mode.layer] @ vector, DEPTH)
         return {ids[r]: float(s) for r, s in zip(rows.tolist(), scores.tolist())}
 
     def run(self, queries: Mapping[str, str], mode: str, k: int = 10) -> Run:
@@ -132,11 +137,11 @@ class SampleSearch:
                 scores = fusion.fuse(parsed.fusion, parts, weights=parsed.weights, **dict(parsed.params))
             else:
                 scores = parts[0]
-            out[qid] = dict(fusion.ranked(scores)[:k])
+            out[qid] = dict(fusion.rank_order(scores)[:k])
         return out
 
 
-def compare_versions(palace, versions: Sequence[str], exchange_ids: Sequence[str],
+def compare_versions(palace: Palace, versions: Sequence[str], exchange_ids: Sequence[str],
                      queries: Sequence[Mapping], qrels: Qrels, embedder: Embedder, *,
                      modes: Sequence[str] = TRIAL_MODES,
                      metrics: Sequence[str] = TRIAL_METRICS) -> tuple[list[dict], dict]:

@@ -34,7 +34,7 @@ KS = (1, 5, 10, 20, 40, 60, 100)
 
 
 def _cut(scores: Mapping[str, float], cut: int) -> dict[str, float]:
-    return dict(fusion.ranked(scores)[:cut])
+    return dict(fusion.rank_order(scores)[:cut])
 
 
 def fused(a: Run, b: Run, method: str, *, weight: float = 0.5, k: float = 60,

@@ -15,6 +15,7 @@ from __future__ import annotations
 
 from collections.abc import Iterable, Mapping, Sequence
 from pathlib import Path
+from typing import TYPE_CHECKING
 
 from palace_lab.errors import InputError
 from palace_lab.evaluate.base import Qrels, Run
@@ -24,6 +25,9 @@ from palace_lab.evaluate.report import PaperReport, paper_table
 from palace_lab.evaluate.stats import Comparison, compare_values
 from palace_lab.search.modes import list_modes, parse_mode
 
+if TYPE_CHECKING:
+    from palace_lab.store import Palace
+
 SAMPLE_SET = "sample"
 KNOWN_ITEM_SET = "known_item"
 DEFAULT_MODES = ("bm25:verbatim", "hnsw:verbatim", "exact:verbatim", "bm25:core", "hnsw:core",
@@ -32,7 +36,7 @@ DEFAULT_MODES = ("bm25:verbatim", "hnsw:verbatim", "exact:verbatim", "bm25:core"
 CORRECTIONS = ("holm", "bonferroni")
 
 
-def import_query_files(palace, queries_path: str | Path, qrels_path: str | Path, *,
+def import_query_files(palace: Palace, queries_path: str | Path, qrels_path: str | Path, *,
                        query_set: str = SAMPLE_SET) -> dict:
     """Store a queries file and its qrels (judge ``qrels:<query_set>``); returns the counts.
 
@@ -47,7 +51,7 @@ def import_query_files(palace, queries_path: str | Path, qrels_path: str | Path,
     return {"queries": len(queries), "judgments": stored, "dangling": dangling}
 
 
-def set_rows(palace) -> list[dict]:
+def set_rows(palace: Palace) -> list[dict]:
     """One row per query set: queries, judged queries, judgments per judge kind."""
     judges: dict[str, dict[str, int]] = {}
     judged: dict[str, set] = {}
@@ -68,7 +72,7 @@ def set_rows(palace) -> list[dict]:
             for s, n in sorted(counts.items())]
 
 
-def judged_set(palace, query_set: str | None) -> tuple[list[dict], Qrels]:
+def judged_set(palace: Palace, query_set: str | None) -> tuple[list[dict], Qrels]:
     """The queries of ``query_set`` (all sets when None) that carry judgments, and their qrels
     merged by judge precedence (human over imported over LLM)."""
     queries = palace.queries(query_set)

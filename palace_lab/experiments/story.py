@@ -21,31 +21,35 @@ import json
 import os
 from collections.abc import Callable
 from pathlib import Path
+from typing import TYPE_CHECKING
 
 from palace_lab.experiments import query_sets as experiments
 from palace_lab.index.cache import cache_root, cards_fingerprint
 from palace_lab.model import content_hash
 from palace_lab.search import DEFAULT_MODE
 
+if TYPE_CHECKING:
+    from palace_lab.store import Palace
+
 _CODE = ("palace_lab.experiments.story", "palace_lab.search.engine", "palace_lab.search.fusion",
          "palace_lab.search.modes", "palace_lab.index.layers", "palace_lab.evaluate.metrics",
          "palace_lab.evaluate.report")
 
 
-def default_query_set(palace) -> str | None:
+def default_query_set(palace: Palace) -> str | None:
     """``sample`` when the palace has it, else its first query set (the sidebar's default)."""
     sets = palace.query_sets()
     return "sample" if "sample" in sets else (sets[0] if sets else None)
 
 
-def main_version(palace) -> str | None:
+def main_version(palace: Palace) -> str | None:
     """The version with the most cards, the latest of a tie (the sidebar's default)."""
     versions = palace.distiller_versions()
     ranked = sorted(enumerate(versions), key=lambda iv: (-iv[1]["cards"], -iv[0]))
     return ranked[0][1]["version"] if ranked and ranked[0][1]["cards"] else None
 
 
-def _path(palace, distiller: str, embedder: str, modes, queries, qrels) -> Path:
+def _path(palace: Palace, distiller: str, embedder: str, modes, queries, qrels) -> Path:
     code = content_hash(*(inspect.getsource(importlib.import_module(m)) for m in _CODE))
     key = content_hash(palace.fingerprint(), cards_fingerprint(palace, distiller), code,
                        distiller, embedder, json.dumps(list(modes)),
@@ -53,7 +57,7 @@ def _path(palace, distiller: str, embedder: str, modes, queries, qrels) -> Path:
     return cache_root(palace) / "figures" / f"story-{key[:16]}.json"
 
 
-def retrieval_figures(palace, *, distiller: str | None, query_set: str | None, embedder: str,
+def retrieval_figures(palace: Palace, *, distiller: str | None, query_set: str | None, embedder: str,
                       engine=None, compute: bool = True,
                       progress: Callable[[str, int, int], None] | None = None) -> dict | None:
     """The story's retrieval summary (see the module docstring), from its cache file when there.
@@ -81,7 +85,7 @@ def retrieval_figures(palace, *, distiller: str | None, query_set: str | None, e
     return value
 
 
-def _engine(palace, distiller: str, embedder: str):
+def _engine(palace: Palace, distiller: str, embedder: str):
     from palace_lab.index.embed import get_embedder
     from palace_lab.search import SearchEngine
 

@@ -31,7 +31,7 @@ from pathlib import Path
 
 import numpy as np
 
-from palace_lab.index.exact import Found, top_k
+from palace_lab.index.exact import Found, top_rows
 from palace_lab.index.tokenize import Tokenizer, TokenizerSettings
 
 # bm25s' file names (``BM25.save``), kept so an index folder stays readable by bm25s itself.
@@ -114,7 +114,7 @@ class BM25Index:
         scores = self.scores(query)
         if allowed is not None:
             scores = np.where(allowed, scores, 0.0)
-        rows, values = top_k(scores, k)
+        rows, values = top_rows(scores, k)
         keep = values > 0
         return Found(rows[keep], values[keep])
 

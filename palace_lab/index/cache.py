@@ -30,13 +30,17 @@ import os
 import shutil
 import uuid
 from pathlib import Path
+from typing import TYPE_CHECKING
 
 from palace_lab.model import content_hash
+
+if TYPE_CHECKING:
+    from palace_lab.store import Palace
 
 FORMAT = 1  # bump when the files written here change shape
 
 
-def cards_fingerprint(palace, distiller: str | None) -> str:
+def cards_fingerprint(palace: Palace, distiller: str | None) -> str:
     """Changes whenever a card of ``distiller`` is added, replaced or removed."""
     if not distiller:
         return ""
@@ -53,7 +57,7 @@ def folder_name(layer: str, mechanism: str, slot: str, content: str) -> str:
     return f"{layer}~{mechanism}~{slot}~{content[:12]}"
 
 
-def cache_root(palace) -> Path:
+def cache_root(palace: Palace) -> Path:
     return Path(f"{palace.path}.indexes")
 
 

@@ -24,11 +24,15 @@ import threading
 from abc import ABC, abstractmethod
 from collections.abc import Callable, Sequence
 from pathlib import Path
+from typing import TYPE_CHECKING
 
 import numpy as np
 
 from palace_lab.errors import SearchError
 from palace_lab.model import content_hash
+
+if TYPE_CHECKING:
+    from palace_lab.store import Palace
 
 Progress = Callable[[int, int], None]
 
@@ -200,7 +204,7 @@ def embedding_key(embedder: Embedder, text: str) -> str:
     return content_hash(embedder.name, text)
 
 
-def pending_embeddings(palace, embedder: Embedder, texts: Sequence[str]) -> int:
+def pending_embeddings(palace: Palace, embedder: Embedder, texts: Sequence[str]) -> int:
     """How many distinct ``texts`` have no vector of ``embedder`` in the palace yet."""
     keys = list(dict.fromkeys(embedding_key(embedder, t) for t in texts))
     if palace is None:
@@ -208,7 +212,7 @@ def pending_embeddings(palace, embedder: Embedder, texts: Sequence[str]) -> int:
     return len(keys) - len(palace.embedded(keys, embedder.name))
 
 
-def embed_texts(palace, embedder: Embedder, texts: Sequence[str],
+def embed_texts(palace: Palace, embedder: Embedder, texts: Sequence[str],
                 progress: Progress | None = None, *, chunk: int = 256) -> np.ndarray:
     """Vectors for ``texts`` in input order, computing only those the palace lacks.
 

@@ -29,7 +29,7 @@ def nothing() -> Found:
     return Found(np.zeros(0, dtype=np.int64), np.zeros(0, dtype=np.float32))
 
 
-def top_k(scores: np.ndarray, k: int) -> Found:
+def top_rows(scores: np.ndarray, k: int) -> Found:
     """``(rows, scores)`` of the ``k`` highest scores, best first; ties by lower row."""
     n = scores.shape[0]
     k = min(k, n)
@@ -58,10 +58,10 @@ class ExactIndex:
     def search(self, query: np.ndarray, k: int, allowed: np.ndarray | None = None) -> Found:
         sims = self.similarities(query)
         if allowed is not None:
-            rows, values = top_k(np.where(allowed, sims, -np.inf), k)
+            rows, values = top_rows(np.where(allowed, sims, -np.inf), k)
             keep = np.isfinite(values)
             return Found(rows[keep], values[keep])
-        return top_k(sims, k)
+        return top_rows(sims, k)
 
     def save(self, folder: Path) -> None:
         np.save(folder / "vectors.npy", self.vectors, allow_pickle=False)

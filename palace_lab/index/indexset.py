@@ -16,53 +16,36 @@ from __future__ import annotations
 import threading
 import time
 from collections.abc import Callable
-from dataclasses import dataclass
 from pathlib import Path
+from typing import TYPE_CHECKING
 
 import numpy as np
 
-from palace_lab.index.embed import (Embedder, embed_texts, embedding_key, get_embedder,
-                                    pending_embeddings)
+from palace_lab.index.embed import Embedder, embed_texts, get_embedder, pending_embeddings
 from palace_lab.errors import SearchError
 from palace_lab.index import cache as files
 from palace_lab.index import bm25_delta, grow
 from palace_lab.index.bm25 import BM25Index
-from palace_lab.index.exact import ExactIndex, Found
-from palace_lab.index.hnsw import HNSWIndex, HNSWParams
-from palace_lab.index.mechanisms import MECHANISMS, get_mechanism
+from palace_lab.index.exact import Found
+from palace_lab.index.hnsw import HNSWParams
+from palace_lab.index.mechanisms import MECHANISMS, IndexParams, get_mechanism
+from palace_lab.index.layer_index import LayerIndex
+from palace_lab.index.previous import (behind_ids, bm25_with_delta, hnsw_change, previous_of,
+                                       row_keys, saver)
 from palace_lab.index.tokenize import Tokenizer, TokenizerSettings
 from palace_lab.index.layers import get_layer, layer_texts
 from palace_lab.model import content_hash
 
+if TYPE_CHECKING:
+    from palace_lab.store import Palace
+
 BuildProgress = Callable[[str, int, int], None]
-
-
-@dataclass
-class LayerIndex:
-    """One built index: ``search(query, k)`` → ``Found(rows, scores)``; ``ids[row]`` is the
-    exchange id of row ``row``."""
-
-    layer: str
-    mechanism: str
-    key: str
-    ids: list[str]
-    index: BM25Index | HNSWIndex | ExactIndex
-    folder: Path | None = None
-    loaded: bool = False
-
-    @property
-    def size(self) -> int:
-        return len(self.ids)
-
-    def search(self, query, k: int, allowed: np.ndarray | None = None) -> Found:
-        """``query`` is a text for bm25 and a unit vector for hnsw/exact."""
-        return self.index.search(query, k, allowed)
 
 
 class IndexSet:
     """Indexes of one palace for one distiller version and one embedder."""
 
-    def __init__(self, palace, *, distiller: str | None = None, embedder: str | Embedder = "minilm",
+    def __init__(self, palace: Palace, *, distiller: str | None = None, embedder: str | Embedder = "minilm",
                  cache: bool = True, root: Path | None = None,
                  tokenizer: TokenizerSettings | None = None, hnsw: HNSWParams | None = None,
                  bm25_k1: float = 1.5, bm25_b: float = 0.75,
@@ -74,6 +57,7 @@ class IndexSet:
         self.tokenizer = Tokenizer(tokenizer)
         self.hnsw_params = hnsw or HNSWParams()
         self.bm25_params = {"k1": bm25_k1, "b": bm25_b}
+        self.params = IndexParams(self.tokenizer, self.hnsw_params, bm25_k1, bm25_b)
         self.progress = progress
         self._follow_latest = distiller is None
         self._distiller = distiller
@@ -224,7 +208,7 @@ class IndexSet:
     def _load(self, folder: Path, layer: str, mechanism: str) -> LayerIndex:
         start = time.perf_counter()
         ids = files.read_ids(folder)
-        index = MECHANISMS[mechanism].load(self, folder, len(ids))
+        index = MECHANISMS[mechanism].load(folder, len(ids), self.params)
         self.record(layer, mechanism, "load", start, len(ids))
         return LayerIndex(layer, mechanism, folder.name, ids, index, folder, loaded=True)
 
@@ -233,7 +217,7 @@ class IndexSet:
         start = time.perf_counter()
         ids, texts = self.layer_rows(layer)
         self.record(layer, mechanism, "texts", start, len(ids))
-        rows = _row_keys(self, mechanism, texts)
+        rows = row_keys(mechanism, texts, self.embedder, cached=self.use_cache)
         grown = None
         if rows and mechanism == "hnsw":
             grown = self._grow(key, layer, ids, texts, rows, progress)
@@ -242,7 +226,7 @@ class IndexSet:
         if grown:
             index, ids, rows = grown
         else:
-            index = MECHANISMS[mechanism].build(self, layer, texts, progress)
+            index = self._fresh(layer, mechanism, texts, progress)
         folder = None
         if self.use_cache:
             start = time.perf_counter()
@@ -251,7 +235,7 @@ class IndexSet:
                     "grown": bool(grown),
                     "built_at": time.strftime("%Y-%m-%dT%H:%M:%SZ", time.gmtime())}
             publish = files.replace if compact else files.publish
-            folder = publish(self.root, key, ids, meta, _saver(index, rows))
+            folder = publish(self.root, key, ids, meta, saver(index, rows))
             if isinstance(index, BM25Index):
                 index.source = folder / "bm25"  # the base folder (linked from) is pruned
             self.record(layer, mechanism, "save", start, len(ids))
@@ -271,18 +255,16 @@ class IndexSet:
             held = self._stale.get((layer, mechanism))
             if held and held[0] == key:
                 return held[1]
-            previous = self._previous(key)
+            previous = previous_of(self.root, key)
             if previous is None:
                 return None
-            base, base_ids, base_rows = previous
+            base, base_ids = previous[0], previous[1]
             start = time.perf_counter()
             ids, texts = self.layer_rows(layer)
-            rows = _row_keys(self, mechanism, texts)
-            out = list(base_ids)
-            for r in grow.delta(base_ids, base_rows, ids, rows).dropped:
-                out[r] = ""
+            out = behind_ids(previous, ids, row_keys(mechanism, texts, self.embedder,
+                                                      cached=self.use_cache))
             try:
-                index = MECHANISMS[mechanism].load(self, base, len(base_ids))
+                index = MECHANISMS[mechanism].load(base, len(base_ids), self.params)
             except (OSError, ValueError):
                 return None
             self.record(layer, mechanism, "behind", start, len(out))
@@ -308,18 +290,10 @@ class IndexSet:
     def _bm25_delta(self, key: str, layer: str, ids: list[str], texts: list[str],
                     rows: list[str]):
         """The previous BM25 index of this slot with the layer's changes as a delta, or None
-        when there is none or a rebuild is due (:mod:`palace_lab.index.bm25_delta`)."""
-        previous = self._previous(key) if len(ids) > bm25_delta.DELTA_FROM else None
-        if previous is None:
-            return None
-        base, base_ids, base_rows = previous
+        (:func:`palace_lab.index.previous.bm25_with_delta`)."""
+        previous = previous_of(self.root, key) if len(ids) > bm25_delta.DELTA_FROM else None
         start = time.perf_counter()
-        try:
-            index = BM25Index.load(base, len(base_ids), self.tokenizer.settings)
-        except (OSError, ValueError, KeyError):
-            return None
-        made = bm25_delta.with_delta(index, base_ids, base_rows, ids, rows, texts,
-                                     self.tokenizer)
+        made = bm25_with_delta(previous, ids, texts, rows, self.tokenizer)
         if made:
             self.record(layer, "bm25", "delta", start, made[0].size - made[0].main_rows)
         return made
@@ -328,13 +302,11 @@ class IndexSet:
               progress):
         """The previous HNSW index of this slot with the layer's changes applied, or None
         when there is none or a rebuild is due (:mod:`palace_lab.index.grow`)."""
-        previous = self._previous(key)
-        if previous is None:
+        previous = previous_of(self.root, key)
+        change = hnsw_change(previous, ids, rows)
+        if change is None:
             return None
         base, base_ids, base_rows = previous
-        change = grow.delta(base_ids, base_rows, ids, rows)
-        if not grow.worth_growing(base_ids, change, len(ids)):
-            return None
         start = time.perf_counter()
         report = (lambda d, t: progress(f"embedding {layer}", d, t)) if progress else None
         vectors = embed_texts(self.palace, self.embedder, [texts[i] for i in change.added],
@@ -344,17 +316,22 @@ class IndexSet:
         self.record(layer, "hnsw", "grow", start, change.size())
         return grown
 
-    def _previous(self, key: str) -> tuple[Path, list[str], list[str]] | None:
-        """``(folder, ids, rows)`` of the previous index of ``key``'s slot (an older content),
-        when the cache has one whose rows are known: what a delta, a grown HNSW index and a
-        search behind start from."""
-        base = files.previous(self.root, key) if self.use_cache else None
-        base_rows = grow.read_rows(base) if base else None
-        if base_rows is None:
-            return None
-        return base, files.read_ids(base), base_rows
+    # -- building from scratch ------------------------------------------------------------
 
-    # -- helpers the mechanisms call ------------------------------------------------------
+    def _fresh(self, layer: str, mechanism: str, texts: list[str], progress):
+        """A new index of ``layer`` by ``mechanism``: its builder over the texts, or over
+        their vectors, timed and reported."""
+        mech = MECHANISMS[mechanism]
+        rows = self.layer_vectors(layer, texts, progress) if mech.needs_vectors else texts
+        report = progress if progress and mech.shows_progress else None
+        if report:
+            report(f"{mechanism} {layer}", 0, 1)
+        start = time.perf_counter()
+        index = mech.build(rows, self.params)
+        self.record(layer, mechanism, "index", start, len(texts))
+        if report:
+            report(f"{mechanism} {layer}", 1, 1)
+        return index
 
     def layer_vectors(self, layer: str, texts: list[str], progress) -> np.ndarray:
         """Vectors of a layer's texts, shared in memory by hnsw and exact."""
@@ -368,25 +345,6 @@ class IndexSet:
         self.record(layer, "embed", "embed", start, len(texts))
         self._vectors[layer] = (content, vectors)
         return vectors
-
-
-def _row_keys(iset: IndexSet, mechanism: str, texts: list[str]) -> list[str] | None:
-    """Per row, what it was built from (``rows.json``): the embedding key for hnsw, the
-    text's hash for bm25 (so a later change can be applied instead of rebuilt)."""
-    if mechanism == "hnsw":
-        return [embedding_key(iset.embedder, t) for t in texts]
-    if mechanism == "bm25" and iset.use_cache:
-        return [bm25_delta.row_key(t) for t in texts]
-    return None
-
-
-def _saver(index, rows: list[str] | None):
-    """Writes the index files and, for a grown-able index, its rows' embedding keys."""
-    def save(folder: Path) -> None:
-        index.save(folder)
-        if rows is not None:
-            grow.write_rows(folder, rows)
-    return save
 
 
 def require_cards(index_set: IndexSet, layer: str) -> None:

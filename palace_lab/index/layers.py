@@ -22,9 +22,13 @@ from __future__ import annotations
 
 from collections.abc import Callable
 from dataclasses import dataclass
+from typing import TYPE_CHECKING
 
 from palace_lab.errors import SearchError
 from palace_lab.model import DistilledCard, Exchange
+
+if TYPE_CHECKING:
+    from palace_lab.store import Palace
 
 TextFn = Callable[[Exchange, DistilledCard | None], str]
 
@@ -103,7 +107,7 @@ def get_layer(name: str) -> LayerSpec:
     return LAYERS[name]
 
 
-def layer_texts(palace, layer: str, distiller: str | None) -> tuple[list[str], list[str]]:
+def layer_texts(palace: Palace, layer: str, distiller: str | None) -> tuple[list[str], list[str]]:
     """``(exchange_ids, texts)`` of one layer, in conversation order.
 
     Distilled layers skip exchanges without a card of ``distiller`` and need a distiller

@@ -26,7 +26,7 @@ from pathlib import Path
 
 import numpy as np
 
-LAYERS, HEADS, EPS = 6, 12, 1e-12
+N_LAYERS, HEADS, EPS = 6, 12, 1e-12
 _LOCK = threading.Lock()
 _LOADED: dict[tuple[str, int], "NumpyMiniLM"] = {}
 
@@ -91,7 +91,7 @@ class NumpyMiniLM:
              + w["embeddings.position_embeddings.weight"][: len(ids)]
              + w["embeddings.token_type_embeddings.weight"][0])
         x = _layer_norm(x, w["embeddings.LayerNorm.weight"], w["embeddings.LayerNorm.bias"])
-        for layer in range(LAYERS):
+        for layer in range(N_LAYERS):
             x = self._layer(x, f"encoder.layer.{layer}.")
         pooled = x.mean(axis=0)
         return (pooled / max(np.linalg.norm(pooled), 1e-12)).astype(np.float32)

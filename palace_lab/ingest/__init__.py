@@ -16,6 +16,7 @@ import hashlib
 import importlib
 from collections.abc import Callable, Iterable
 from pathlib import Path
+from typing import TYPE_CHECKING
 
 from palace_lab.errors import (
     NothingToIngestError, PalaceError, TooLargeError, UnknownFormatError,
@@ -27,6 +28,9 @@ from palace_lab.ingest.discover import (  # noqa: F401 - discover is part of the
 )
 from palace_lab.ingest.report import IngestReport, SourceReport
 from palace_lab.ingest.segment import is_clipped, segment
+
+if TYPE_CHECKING:
+    from palace_lab.store import Palace
 
 # Order matters only for ties; each sniffer looks for its own format's content.
 PARSER_MODULES = {
@@ -100,7 +104,7 @@ def _prepared(parsed: ParseResult, report: SourceReport) -> list[tuple]:
     return out
 
 
-def _store(palace, path: Path, fmt: str, parsed: ParseResult, sha1: str) -> SourceReport:
+def _store(palace: Palace, path: Path, fmt: str, parsed: ParseResult, sha1: str) -> SourceReport:
     report = SourceReport(printable_path(path), fmt, skipped=dict(parsed.skipped))
     ready = _prepared(parsed, report)
     if not ready:
@@ -114,7 +118,7 @@ def _store(palace, path: Path, fmt: str, parsed: ParseResult, sha1: str) -> Sour
     return report
 
 
-def _store_one(palace, tx, conv, exchanges, report: SourceReport) -> None:
+def _store_one(palace: Palace, tx, conv, exchanges, report: SourceReport) -> None:
     """One conversation under the archive rule: a trimmed copy keeps the stored history, a
     copy that differs is kept beside it under its own id (nothing stored is removed)."""
     stored = palace.archive_conversation(tx, conv, exchanges, report.path)
@@ -133,7 +137,7 @@ def _store_one(palace, tx, conv, exchanges, report: SourceReport) -> None:
     report.new_exchanges += stored.exchanges
 
 
-def ingest_file(palace, path: Path, fmt: str = "auto", *, explicit: bool = True) -> SourceReport:
+def ingest_file(palace: Palace, path: Path, fmt: str = "auto", *, explicit: bool = True) -> SourceReport:
     """Ingest one file. An unknown format raises when ``explicit``, else is reported."""
     read = _read(palace, path, fmt)
     if isinstance(read, SourceReport):
@@ -142,7 +146,7 @@ def ingest_file(palace, path: Path, fmt: str = "auto", *, explicit: bool = True)
     return _store(palace, path, name, parsed, sha1)
 
 
-def _read(palace, path: Path, fmt: str):
+def _read(palace: Palace, path: Path, fmt: str):
     """(format, parse result, sha1) of a file, or its report when it is unchanged."""
     sha1 = _sha1(path)
     if palace.source_unchanged(printable_path(path), sha1):
@@ -151,7 +155,7 @@ def _read(palace, path: Path, fmt: str):
     return name, get_parser(name).parse(path), sha1
 
 
-def ingest_one(palace, path: Path, fmt: str = "auto") -> SourceReport:
+def ingest_one(palace: Palace, path: Path, fmt: str = "auto") -> SourceReport:
     """Ingest one file; whatever is wrong with the *file* is reported, never raised.
 
     Reading and parsing are guarded: a file that cannot be read, is of no known format or
@@ -185,7 +189,7 @@ def _refused(path: Path, reason: str, error: str) -> SourceReport:
     return SourceReport(printable_path(path), None, skipped={f"file:{reason}": 1}, error=error)
 
 
-def ingest_paths(palace, paths: Iterable[str | Path], fmt: str = "auto",
+def ingest_paths(palace: Palace, paths: Iterable[str | Path], fmt: str = "auto",
                  progress: Callable[[int, int, str], None] | None = None) -> IngestReport:
     """Ingest every file under ``paths``; a file that cannot be read is reported with its
     reason and the others go on. Raises NothingToIngestError (or the one file's

@@ -29,12 +29,17 @@ import re
 from collections import Counter
 from collections.abc import Sequence
 from dataclasses import dataclass, replace
+from typing import TYPE_CHECKING
 
 from palace_lab.distill.rules import best_window
+from palace_lab.errors import InputError
 from palace_lab.lifecycle.importance import WEIGHTS, at_least
 from palace_lab.lifecycle.units import Unit, cut, score, session_messages, term_weights, units_of
 from palace_lab.lifecycle.validate import Validation, extract_facts, validate
 from palace_lab.tokens import DEFAULT_ENCODING, count_tokens
+
+if TYPE_CHECKING:
+    from palace_lab.store import Palace
 
 METHODS = ("extractive", "abstractive")
 LLM_BACKENDS = ("anthropic", "openai-compat")  # each needs its client: LLMClient, OpenAICompatClient
@@ -137,7 +142,7 @@ def extract(units: Sequence[Unit], tokens_before: int, *,
     budget counts each kept unit's tokens plus one for the space or line that joins it.
     """
     if target_ratio <= 0:
-        raise ValueError(f"target_ratio must be positive, got {target_ratio}")
+        raise InputError(f"target_ratio must be positive, got {target_ratio}")
     budget = tokens_before / target_ratio
     kept = _must_keep(units)
     used = sum(u.tokens + 1 for u in units if u.position in kept)
@@ -246,7 +251,7 @@ def compress_exchanges(exchanges, method: str = "extractive", *, backend: str = 
                        encoding: str = DEFAULT_ENCODING) -> SessionCompression:
     """Compress the exchanges of one session (see the module docstring)."""
     if method not in METHODS:
-        raise ValueError(f"unknown method {method!r}; valid methods: {', '.join(METHODS)}")
+        raise InputError(f"unknown method {method!r}; valid methods: {', '.join(METHODS)}")
     messages = session_messages(exchanges)
     before = sum(count_tokens([e.dialogue for e in exchanges], encoding)) if exchanges else 0
     units = units_of(messages, encoding=encoding)
@@ -265,7 +270,7 @@ def compress_exchanges(exchanges, method: str = "extractive", *, backend: str = 
         text, dropped, cost = compress_with_llm(client, units, method, cache=cache)
         backend = f"{backend}:{client.model}"
     else:
-        raise ValueError(f"unknown backend {backend!r}; valid backends: rules, "
+        raise InputError(f"unknown backend {backend!r}; valid backends: rules, "
                          + ", ".join(LLM_BACKENDS))
     after = count_tokens([text], encoding)[0] if text else 0
     result = SessionCompression(cid, method, backend, text, before, after, tuple(dropped),
@@ -274,7 +279,7 @@ def compress_exchanges(exchanges, method: str = "extractive", *, backend: str = 
     return replace(result, validation=validate(session_facts(messages), text, original_text=source))
 
 
-def compress_session(palace, conversation_id: str, method: str = "extractive", **options
+def compress_session(palace: Palace, conversation_id: str, method: str = "extractive", **options
                      ) -> SessionCompression:
     """Compress one conversation of the palace; options as :func:`compress_exchanges`."""
     exchanges = palace.exchanges(conversation_id=conversation_id)

@@ -35,10 +35,15 @@ from collections import Counter
 from collections.abc import Sequence
 from dataclasses import dataclass, replace
 from datetime import datetime, timedelta, timezone
+from typing import TYPE_CHECKING
 
+from palace_lab.errors import InputError
 from palace_lab.lifecycle.levels import Note, digest_text, profile_text, summary_text
 from palace_lab.model import content_hash
 from palace_lab.tokens import DEFAULT_ENCODING, count_tokens
+
+if TYPE_CHECKING:
+    from palace_lab.store import Palace
 
 LEVEL_NAMES = {0: "L0 raw memories", 1: "L1 session summaries", 2: "L2 weekly digests",
                3: "L3 profile"}
@@ -60,7 +65,7 @@ class Schedule:
     def __post_init__(self) -> None:
         for name in ("l1_min_items", "l2_min_summaries", "l3_digests"):
             if getattr(self, name) < 1:
-                raise ValueError(f"{name} must be at least 1, got {getattr(self, name)}")
+                raise InputError(f"{name} must be at least 1, got {getattr(self, name)}")
 
 
 @dataclass(frozen=True)
@@ -126,14 +131,14 @@ class Memory:
 
     def add(self, item: MemoryItem) -> None:
         if item.item_id in self.items:
-            raise ValueError(f"memory item {item.item_id} already exists")
+            raise InputError(f"memory item {item.item_id} already exists")
         self.items[item.item_id] = item
 
     def archive(self, item_id: str, *, by: str, at: datetime) -> None:
         """active → archived (the only transition); archiving twice is an error."""
         item = self.items[item_id]
         if item.archived:
-            raise ValueError(f"memory item {item_id} is already archived")
+            raise InputError(f"memory item {item_id} is already archived")
         self.items[item_id] = replace(item, archived=True, archived_at=at, archived_by=by)
 
     def active(self, level: int | None = None) -> list[MemoryItem]:
@@ -269,7 +274,7 @@ def parse_time(value: str | datetime | None) -> datetime | None:
     return t if t.tzinfo else t.replace(tzinfo=timezone.utc)
 
 
-def replay(palace, start=None, end=None, step="7D", **options) -> list[Snapshot]:
+def replay(palace: Palace, start=None, end=None, step="7D", **options) -> list[Snapshot]:
     """The palace's memory as of each step of its timeline; see
     :func:`palace_lab.lifecycle.timeline.replay` (where the palace is read)."""
     from palace_lab.lifecycle.timeline import replay as replay_palace

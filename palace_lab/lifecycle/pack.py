@@ -28,6 +28,7 @@ from __future__ import annotations
 import json
 from collections import Counter
 from collections.abc import Sequence
+from typing import TYPE_CHECKING
 
 from palace_lab.redact import redact_card, redact_text
 from dataclasses import dataclass, field
@@ -38,6 +39,9 @@ from palace_lab.lifecycle.consolidate import parse_time
 from palace_lab.lifecycle.importance import LEVELS, tag
 from palace_lab.lifecycle.sentences import split_sentences
 from palace_lab.tokens import DEFAULT_ENCODING, count_tokens
+
+if TYPE_CHECKING:
+    from palace_lab.store import Palace
 
 FORMATS = ("markdown", "json")
 IMPORTANCE = {"critical": 1.0, "high": 0.75, "medium": 0.5, "low": 0.25}
@@ -97,7 +101,7 @@ def _terms(text: str) -> set[str]:
     return {t.lower() for t in _TERM.findall(text) if len(t) > 1}
 
 
-def relevance(palace, query: str, exchanges: dict, cards: dict, *, distiller: str,
+def relevance(palace: Palace, query: str, exchanges: dict, cards: dict, *, distiller: str,
               search_mode: str) -> dict[str, float]:
     """Relevance 0-1 of each candidate to the focus query (see the module docstring). A mode
     that does not parse is the caller's mistake and raises
@@ -247,7 +251,7 @@ def _fit(ranking: Sequence[PackItem], meta: dict, fmt: str, budget: int, encodin
         n -= 1
 
 
-def build_pack(palace, budget: int, *, focus_query: str | None = None, project: str | None = None,
+def build_pack(palace: Palace, budget: int, *, focus_query: str | None = None, project: str | None = None,
                room: str | None = None, distiller: str | None = None, fmt: str = "markdown",
                search_mode: str = "bm25:verbatim", encoding: str = DEFAULT_ENCODING) -> Pack:
     """A memory pack of at most ``budget`` tokens (see the module docstring)."""

@@ -23,9 +23,13 @@ import hashlib
 import json
 from collections.abc import Sequence
 from dataclasses import dataclass
+from typing import TYPE_CHECKING
 
 from palace_lab.errors import DistillError
 from palace_lab.lifecycle.units import Unit
+
+if TYPE_CHECKING:
+    from palace_lab.store import Palace
 
 MARKER = "[palace_lab:compress]"
 JUDGE_MARKER = "[palace_lab:validate]"
@@ -74,7 +78,7 @@ TOOLS = {"extractive": "record_selection", "abstractive": "record_summary",
 class PalaceCache:
     """A mapping of answers kept in the palace's key/value table (JSON values)."""
 
-    def __init__(self, palace, prefix: str = "lifecycle.llm:"):
+    def __init__(self, palace: Palace, prefix: str = "lifecycle.llm:"):
         self.palace, self.prefix = palace, prefix
 
     def get(self, key: str):

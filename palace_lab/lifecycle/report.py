@@ -11,14 +11,18 @@ from __future__ import annotations
 
 import statistics
 from collections.abc import Sequence
+from typing import TYPE_CHECKING
 
 from palace_lab.lifecycle.compress import METHODS, SOURCE_FIGURES, SessionCompression, \
     compress_session
 
+if TYPE_CHECKING:
+    from palace_lab.store import Palace
+
 SOURCE_PRESERVATION = {"extractive": 0.95, "abstractive": 0.875}  # ~95%; ~85-90% (midpoint)
 
 
-def compress_all(palace, methods: Sequence[str] = METHODS, **options
+def compress_all(palace: Palace, methods: Sequence[str] = METHODS, **options
                  ) -> dict[str, list[SessionCompression]]:
     """Every session of the palace compressed by each method (options as compress_session)."""
     ids = [c["conversation_id"] for c in palace.conversations() if c["n_exchanges"]]
@@ -46,7 +50,7 @@ def method_summary(method: str, results: Sequence[SessionCompression]) -> dict:
     }
 
 
-def session_report(palace, methods: Sequence[str] = METHODS, **options) -> list[dict]:
+def session_report(palace: Palace, methods: Sequence[str] = METHODS, **options) -> list[dict]:
     """One summary row per method (see the module docstring)."""
     results = compress_all(palace, methods, **options)
     return [method_summary(m, rs) for m, rs in results.items()]

@@ -18,18 +18,23 @@ from __future__ import annotations
 import re
 from collections.abc import Sequence
 from datetime import datetime, timedelta
+from typing import TYPE_CHECKING
 
 from palace_lab.budget import card_text
+from palace_lab.errors import InputError
 from palace_lab.lifecycle.consolidate import Memory, MemoryItem, Schedule, Snapshot, parse_time
 from palace_lab.lifecycle.levels import Note
 from palace_lab.lifecycle.toolcalls import check_lines, summarize
 from palace_lab.lifecycle.units import session_messages, units_of
 from palace_lab.tokens import DEFAULT_ENCODING, count_tokens
 
+if TYPE_CHECKING:
+    from palace_lab.store import Palace
+
 L0_TEXTS = ("verbatim", "card")
 
 
-def exchange_notes(palace, exchange) -> list[Note]:
+def exchange_notes(palace: Palace, exchange) -> list[Note]:
     """The tagged sentences of one exchange, then its tool facts (modified files, checks)."""
     units = units_of(session_messages([exchange]), count=False)
     notes = [Note(u.tag.level, u.tag.kind, u.text) for u in units if not u.code and not u.filler]
@@ -42,11 +47,11 @@ def exchange_notes(palace, exchange) -> list[Note]:
     return notes
 
 
-def raw_memories(palace, *, l0: str = "verbatim", distiller: str | None = None,
+def raw_memories(palace: Palace, *, l0: str = "verbatim", distiller: str | None = None,
                  encoding: str = DEFAULT_ENCODING) -> tuple[list[MemoryItem], int]:
     """(L0 items in time order, number of exchanges left out for want of a timestamp)."""
     if l0 not in L0_TEXTS:
-        raise ValueError(f"unknown l0 text {l0!r}; valid: {', '.join(L0_TEXTS)}")
+        raise InputError(f"unknown l0 text {l0!r}; valid: {', '.join(L0_TEXTS)}")
     cards = palace.card_map(distiller) if l0 == "card" and distiller else {}
     timed = [(parse_time(e.timestamp), e) for e in palace.exchanges() if e.timestamp]
     left_out = len(palace.exchanges()) - len(timed)
@@ -67,11 +72,11 @@ def parse_step(step: str | timedelta) -> timedelta:
     else:
         m = re.fullmatch(r"\s*(\d+)\s*([DdWwHh])\s*", str(step))
         if not m:
-            raise ValueError(f"step {step!r} is not like '7D', '1W' or '12H'")
+            raise InputError(f"step {step!r} is not like '7D', '1W' or '12H'")
         unit = {"d": "days", "w": "weeks", "h": "hours"}[m.group(2).lower()]
         delta = timedelta(**{unit: int(m.group(1))})
     if delta <= timedelta(0):
-        raise ValueError("step must be positive")
+        raise InputError("step must be positive")
     return delta
 
 
@@ -101,7 +106,7 @@ def timeline(start: datetime, end: datetime, step: timedelta) -> list[datetime]:
     return times + [end]
 
 
-def replay(palace, start=None, end=None, step: str | timedelta = "7D", *,
+def replay(palace: Palace, start=None, end=None, step: str | timedelta = "7D", *,
            schedule: Schedule | None = None, l0: str = "verbatim", distiller: str | None = None,
            extend_days: int = 0, encoding: str = DEFAULT_ENCODING) -> list[Snapshot]:
     """The palace's memory as of each step of its own timeline.
@@ -116,7 +121,7 @@ def replay(palace, start=None, end=None, step: str | timedelta = "7D", *,
     start = parse_time(start) or first
     end = parse_time(end) or items[-1].end + timedelta(days=extend_days)
     if end < start:
-        raise ValueError(f"end {end:%Y-%m-%d} is before start {start:%Y-%m-%d}")
+        raise InputError(f"end {end:%Y-%m-%d} is before start {start:%Y-%m-%d}")
     _, snapshots = run_schedule(items, timeline(start, end, parse_step(step)),
                                 schedule=schedule, encoding=encoding)
     return snapshots

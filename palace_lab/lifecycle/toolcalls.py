@@ -34,6 +34,7 @@ import statistics
 from collections import Counter
 from collections.abc import Sequence
 from dataclasses import dataclass, replace
+from typing import TYPE_CHECKING
 
 from palace_lab.files import normalise_path
 from palace_lab.lifecycle.checks import CheckRun, check_kinds, outcome
@@ -41,6 +42,9 @@ from palace_lab.lifecycle.shell import strip_heredocs
 from palace_lab.lifecycle.traffic import ToolUse, read_traffic, tool_counts
 from palace_lab.model import Exchange, Message
 from palace_lab.tokens import DEFAULT_ENCODING, count_tokens
+
+if TYPE_CHECKING:
+    from palace_lab.store import Palace
 
 TOOL_HEAVY_TOKENS = 2000  # an exchange is tool-heavy from this much tool traffic
 COMMAND_CHARS = 90
@@ -203,7 +207,7 @@ def summarize(messages: Sequence[Message], *, files_touched: Sequence[str] = (),
 # -- exchanges, the palace, the search layer ----------------------------------------------
 
 
-def exchange_toolcalls(palace, exchange: Exchange, *, encoding: str = DEFAULT_ENCODING
+def exchange_toolcalls(palace: Palace, exchange: Exchange, *, encoding: str = DEFAULT_ENCODING
                        ) -> ToolCallSummary:
     """The compression of one exchange, from its messages in the palace."""
     messages = palace.messages(exchange.conversation_id, exchange.ply_start, exchange.ply_end)
@@ -231,7 +235,7 @@ class ToolCallRow:
         return {**vars(self), "ratio": self.ratio}
 
 
-def toolcall_table(palace, *, encoding: str = DEFAULT_ENCODING) -> list[ToolCallRow]:
+def toolcall_table(palace: Palace, *, encoding: str = DEFAULT_ENCODING) -> list[ToolCallRow]:
     """Every exchange with tool traffic, in conversation order."""
     rows = []
     for e in palace.exchanges():

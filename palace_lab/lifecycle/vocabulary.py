@@ -16,11 +16,15 @@ from __future__ import annotations
 
 import statistics
 from collections.abc import Sequence
+from typing import TYPE_CHECKING
 
 from palace_lab.lifecycle.facts import Fact
 from palace_lab.lifecycle.importance import WEIGHTS
 from palace_lab.lifecycle.units import session_messages
 from palace_lab.lifecycle.validate import extract_facts, validate
+
+if TYPE_CHECKING:
+    from palace_lab.store import Palace
 
 TOP_FACTS = 5
 
@@ -59,7 +63,7 @@ def _mean(values: Sequence) -> float | None:
     return round(statistics.mean(kept), 4) if kept else None
 
 
-def vocabulary_report(palace, versions: Sequence[str] | None = None, *,
+def vocabulary_report(palace: Palace, versions: Sequence[str] | None = None, *,
                       top: int = TOP_FACTS) -> list[dict]:
     """One row per distiller version: cards, mean term_rate, mean fact_rate."""
     from palace_lab.distill.terms import corpus_stats

@@ -8,7 +8,7 @@ OpenAI-compatible chat-completions server (:class:`palace_lab.llm.openai.OpenAIC
 
 Invariants, for every transport:
 
-- The answer is validated here (:func:`palace_lab.llm.schema.validate`, plus an optional
+- The answer is validated here (:func:`palace_lab.llm.schema.schema_errors`, plus an optional
   ``check`` for rules a schema cannot say); an invalid answer gets exactly ONE repair turn
   (the errors go back to the model), then the call returns a failed :class:`LLMResult`
   instead of raising.
@@ -16,7 +16,7 @@ Invariants, for every transport:
   with exponential backoff and jitter, honouring ``retry-after``; a refused key or an unknown
   model (``fatal``) raises :class:`~palace_lab.errors.DistillError`, since every later call
   would fail the same way.
-- Money goes through :class:`palace_lab.llm.cost.Budget`: a call that could pass the cap is
+- Money goes through :class:`palace_lab.llm.cost.CostCap`: a call that could pass the cap is
   refused with :class:`~palace_lab.errors.BudgetExceededError` before it is sent.
 """
 
@@ -33,8 +33,8 @@ from dataclasses import dataclass, field, replace
 from typing import Any
 
 from palace_lab.errors import BudgetExceededError, DistillError
-from palace_lab.llm.cost import Budget, Usage, estimate_at, worst_case_cost
-from palace_lab.llm.schema import validate
+from palace_lab.llm.cost import CostCap, Usage, estimate_at, worst_case_cost
+from palace_lab.llm.schema import schema_errors
 
 MAX_RETRY_AFTER_S = 120.0
 TRANSIENT, FATAL, FAILED = "transient", "fatal", "failed"  # what classify() may answer
@@ -134,7 +134,7 @@ def run_bounded(
 
 
 class StructuredClient(ABC):
-    """One model, one budget, one retry policy. Thread-safe: share it between worker threads.
+    """One model, one cost cap, one retry policy. Thread-safe: share it between worker threads.
 
     Subclasses set ``backend`` and implement the transport: :meth:`request`, :meth:`send`,
     :meth:`interpret`, :meth:`repair_messages`, :meth:`classify` and :meth:`describe`.
@@ -160,16 +160,16 @@ class StructuredClient(ABC):
         self.max_concurrency = max_concurrency
         self.backoff_base_s, self.backoff_max_s = backoff_base_s, backoff_max_s
         self.price = price
-        self.budget = Budget(price, max_cost_usd)
+        self.cost_cap = CostCap(price, max_cost_usd)
         self._lock = threading.Lock()
 
     @property
     def spent_usd(self) -> float:
-        return self.budget.spent_usd
+        return self.cost_cap.spent_usd
 
     @property
     def usage(self) -> Usage:
-        return self.budget.usage
+        return self.cost_cap.usage
 
     def estimate_cost(
         self, texts: Iterable[str], expected_output_tokens: int, *, batch: bool = False
@@ -243,16 +243,16 @@ class StructuredClient(ABC):
         """One call (with its retries), paid for under the cap, its answer validated."""
         body = self.request(system_blocks, messages, tool)
         sent = json.dumps(body, ensure_ascii=False)
-        held = self.budget.reserve(worst_case_cost(sent, tool.max_tokens, self.price))
+        held = self.cost_cap.reserve(worst_case_cost(sent, tool.max_tokens, self.price))
         try:
             (reply, usage), attempts = self.with_retries(lambda: self.send(body))
         except CallFailed as exc:
-            self.budget.settle(held, Usage())
+            self.cost_cap.settle(held, Usage())
             return LLMResult(None, str(exc), attempts=exc.attempts)
         except BaseException:
-            self.budget.settle(held, Usage())
+            self.cost_cap.settle(held, Usage())
             raise
-        cost = self.budget.settle(held, usage)
+        cost = self.cost_cap.settle(held, usage)
         return self.interpret(reply, tool, check, usage=usage, cost=cost, attempts=attempts)
 
     def call_json(
@@ -303,7 +303,7 @@ def validated(answer: Any, tool: Tool, check: Check | None, *, usage: Usage, cos
               attempts: int, reply: tuple[dict, ...]) -> LLMResult:
     """``answer`` checked against the tool's schema, then by ``check``; one result either way."""
     fields = dict(usage=usage, cost_usd=cost, attempts=attempts, reply=reply)
-    errors = validate(answer, tool.schema)
+    errors = schema_errors(answer, tool.schema)
     if not errors and check is not None:
         errors = list(check(answer))
     if errors:

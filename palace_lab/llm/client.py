@@ -3,8 +3,9 @@
 The distiller, the LLM grader and the compression judge all need the same thing: send a fixed
 instruction prefix plus one item, get back a JSON object that matches a schema, pay as little
 as possible and never more than the person allowed. :class:`LLMClient` does that over the
-Anthropic Messages API; the policy it shares with the OpenAI-compatible client (validation,
-one repair turn, retries with backoff, the cost cap) lives in :mod:`palace_lab.llm.base`.
+Anthropic Messages API, live; its Message Batches half is :mod:`palace_lab.llm.batches`. The
+policy it shares with the OpenAI-compatible client (validation, one repair turn, retries with
+backoff, the cost cap) lives in :mod:`palace_lab.llm.base`.
 
 Invariants:
 
@@ -21,9 +22,7 @@ Invariants:
 
 from __future__ import annotations
 
-import json
-from collections.abc import Callable, Mapping, Sequence
-from dataclasses import dataclass
+from collections.abc import Mapping
 from pathlib import Path
 from typing import Any
 
@@ -46,10 +45,10 @@ from palace_lab.llm.base import (  # noqa: F401 - re-exported: the one import fo
 from palace_lab.llm.cost import (  # noqa: F401 - re-exported
     BATCH_DISCOUNT,
     PRICES_USD_PER_MTOK,
-    Budget,
+    CostCap,
     Prices,
     Usage,
-    cost_of,
+    dollar_cost,
     estimate_cost,
     estimate_tokens,
     load_prices,
@@ -57,32 +56,21 @@ from palace_lab.llm.cost import (  # noqa: F401 - re-exported
     resolve_prices,
     worst_case_cost,
 )
-from palace_lab.llm.schema import validate  # noqa: F401 - re-exported
+from palace_lab.llm.schema import schema_errors  # noqa: F401 - re-exported
 
 __all__ = [
-    "BATCH_DISCOUNT", "PRICES_USD_PER_MTOK", "BatchStatus", "BoundedRun", "Budget", "LLMClient",
-    "LLMResult", "StructuredClient", "Tool", "Usage", "cost_of", "estimate_cost",
+    "BATCH_DISCOUNT", "PRICES_USD_PER_MTOK", "BoundedRun", "CostCap", "LLMClient",
+    "LLMResult", "StructuredClient", "Tool", "Usage", "dollar_cost", "estimate_cost",
     "estimate_tokens", "interpret_reply", "load_prices", "price_for", "resolve_prices",
-    "run_bounded", "system_with_cache", "validate", "worst_case_cost",
+    "run_bounded", "schema_errors", "system_with_cache", "worst_case_cost",
 ]
-
-
-@dataclass(frozen=True)
-class BatchStatus:
-    batch_id: str
-    processing_status: str
-    request_counts: dict[str, int]
-
-    @property
-    def ended(self) -> bool:
-        return self.processing_status == "ended"
 
 
 # ---------------------------------------------------------------------------- the client
 
 
 class LLMClient(StructuredClient):
-    """One model, one key, one budget over the Anthropic Messages API. Thread-safe."""
+    """One model, one key, one cost cap over the Anthropic Messages API. Thread-safe."""
 
     backend = "anthropic"
 
@@ -113,7 +101,6 @@ class LLMClient(StructuredClient):
         )
         self._api_key, self._base_url = api_key, base_url
         self._sdk_client: Any = None
-        self._batch_reserved: dict[str, float] = {}
 
     # -- transport ---------------------------------------------------------------------
 
@@ -180,7 +167,7 @@ class LLMClient(StructuredClient):
 
     def send(self, body: dict) -> tuple[tuple[dict, ...], Usage]:
         message = self.sdk().messages.create(**body)
-        blocks = tuple(_block_dict(b) for b in (message.content or ()))
+        blocks = tuple(block_dict(b) for b in (message.content or ()))
         return blocks, Usage.from_api(getattr(message, "usage", None))
 
     def interpret(self, reply: tuple[dict, ...], tool: Tool, check: Check | None, *,
@@ -193,76 +180,6 @@ class LLMClient(StructuredClient):
             {"role": "assistant", "content": list(failed.reply)},
             {"role": "user", "content": _repair_turn(failed, tool.name)},
         ]
-
-    # -- message batches ---------------------------------------------------------------
-
-    def submit_batch(self, requests: Sequence[Mapping[str, Any]]) -> str:
-        """Create a Message Batch of ``{"custom_id", "params"}`` items; returns its id.
-
-        The worst case of the whole batch (at the batch price) must fit under the cap; it
-        stays reserved until :meth:`batch_results` charges what the batch really cost.
-        """
-        if not requests:
-            raise ValueError("a batch needs at least one request")
-        requests = [_redacted_request(r) for r in requests]  # built elsewhere: redact again
-        held = self.budget.reserve(sum(
-            worst_case_cost(json.dumps(r["params"]), r["params"]["max_tokens"], self.price,
-                            batch=True)
-            for r in requests
-        ))
-        try:
-            batch, _ = self.with_retries(
-                lambda: self.sdk().messages.batches.create(requests=list(requests))
-            )
-        except BaseException as exc:
-            self.budget.settle(held, Usage())
-            if isinstance(exc, CallFailed):
-                raise DistillError(f"could not submit the batch: {exc}") from None
-            raise
-        with self._lock:
-            self._batch_reserved[batch.id] = held
-        return batch.id
-
-    def poll_batch(self, batch_id: str) -> BatchStatus:
-        """The batch's processing status and request counts."""
-        try:
-            batch, _ = self.with_retries(lambda: self.sdk().messages.batches.retrieve(batch_id))
-        except CallFailed as exc:
-            raise DistillError(f"could not poll batch {batch_id}: {exc}") from None
-        counts = batch.request_counts
-        counts = counts.model_dump() if hasattr(counts, "model_dump") else dict(counts or {})
-        return BatchStatus(batch.id, batch.processing_status, counts)
-
-    def batch_results(
-        self, batch_id: str, tool: Tool, *, check: Callable[[str, dict], list[str]] | None = None
-    ) -> dict[str, LLMResult]:
-        """``{custom_id: LLMResult}`` of an ended batch, validated, charged at batch price.
-
-        ``check(custom_id, answer)`` adds per-item errors. An item the API did not answer has
-        no ``reply``; an invalid answer keeps its ``reply`` for :meth:`repair`.
-        """
-        try:
-            lines, _ = self.with_retries(
-                lambda: list(self.sdk().messages.batches.results(batch_id))
-            )
-        except CallFailed as exc:
-            raise DistillError(f"could not read the results of batch {batch_id}: {exc}") from None
-        results = {line.custom_id: self._batch_item(line, tool, check) for line in lines}
-        with self._lock:
-            held = self._batch_reserved.pop(batch_id, 0.0)
-        self.budget.settle(held, Usage())
-        return results
-
-    def _batch_item(self, line: Any, tool: Tool, check) -> LLMResult:
-        result = line.result
-        if result.type != "succeeded":
-            detail = getattr(getattr(getattr(result, "error", None), "error", None), "message", "")
-            return LLMResult(None, f"batch item {result.type}" + (f": {detail}" if detail else ""))
-        usage = Usage.from_api(result.message.usage)
-        cost = self.budget.settle(0.0, usage, batch=True)
-        blocks = tuple(_block_dict(b) for b in result.message.content or ())
-        item_check = (lambda data: check(line.custom_id, data)) if check else None
-        return interpret_reply(blocks, tool, item_check, usage=usage, cost=cost, attempts=1)
 
 
 # ---------------------------------------------------------------------------- helpers
@@ -293,7 +210,8 @@ def _redacted_message(message: Mapping[str, Any]) -> dict:
     return out
 
 
-def _redacted_request(request: Mapping[str, Any]) -> dict:
+def redacted_request(request: Mapping[str, Any]) -> dict:
+    """A batch item (``{"custom_id", "params"}``) with its system and messages redacted."""
     params = dict(request["params"])
     if "system" in params:
         system = params["system"]
@@ -325,7 +243,7 @@ def interpret_reply(
     return validated(answer, tool, check, usage=usage, cost=cost, attempts=attempts, reply=blocks)
 
 
-def _block_dict(block: Any) -> dict:
+def block_dict(block: Any) -> dict:
     if isinstance(block, dict):
         return block
     kind = getattr(block, "type", None)

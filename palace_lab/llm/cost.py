@@ -6,7 +6,7 @@ replace from a JSON file of the same shape. Tokens are *estimated* from characte
 call (:func:`estimate_tokens`, deliberately pessimistic) and *charged* from the usage the API
 reports after it.
 
-Invariant of :class:`Budget`: a call first reserves its worst case; it is refused with
+Invariant of :class:`CostCap`: a call first reserves its worst case; it is refused with
 :class:`~palace_lab.errors.BudgetExceededError` when ``spent + reserved + worst case`` would
 pass the cap; afterwards the reservation is released and the real cost charged. So ``spent``
 stays under the cap unless the API bills more than the pessimistic estimate.
@@ -138,7 +138,7 @@ class Usage:
         )
 
 
-def cost_of(usage: Usage, price: Mapping[str, float], *, batch: bool = False) -> float:
+def dollar_cost(usage: Usage, price: Mapping[str, float], *, batch: bool = False) -> float:
     """Dollars for ``usage`` at ``price`` (USD per million tokens of each kind)."""
     dollars = (
         usage.input_tokens * price["input"]
@@ -171,7 +171,7 @@ def estimate_at(
     total = Usage()
     for text in texts:
         total = total + Usage(estimate_tokens(text), expected_output_tokens)
-    return cost_of(total, price, batch=batch)
+    return dollar_cost(total, price, batch=batch)
 
 
 def worst_case_cost(
@@ -183,7 +183,7 @@ def worst_case_cost(
     return dollars * (BATCH_DISCOUNT if batch else 1.0)
 
 
-class Budget:
+class CostCap:
     """Running spend against an optional hard cap; thread-safe."""
 
     def __init__(self, price: Mapping[str, float], max_cost_usd: float | None = None) -> None:
@@ -207,7 +207,7 @@ class Budget:
 
     def settle(self, reserved: float, usage: Usage, *, batch: bool = False) -> float:
         """Release ``reserved`` and charge what the API reported; returns that cost."""
-        cost = cost_of(usage, self.price, batch=batch)
+        cost = dollar_cost(usage, self.price, batch=batch)
         with self._lock:
             self.reserved_usd = max(0.0, self.reserved_usd - reserved)
             self.spent_usd += cost

@@ -5,7 +5,7 @@ Supported keywords: ``type`` (a name or a list of names), ``enum``, ``const``, `
 ``maxItems``, ``minLength``, ``maxLength``, ``pattern`` (``re.search``), ``minimum``,
 ``maximum``. Any other keyword is ignored, as JSON Schema itself does with unknown keywords.
 
-:func:`validate` returns every error as one line that names the JSON path (``$.rooms[0].key``)
+:func:`schema_errors` returns every error as one line that names the JSON path (``$.rooms[0].key``)
 so the line can be sent back to a model verbatim as a repair hint. No dependency: the
 ``jsonschema`` package is not required at run time.
 """
@@ -72,7 +72,7 @@ def _object_errors(value: dict, schema: Mapping[str, Any], path: str) -> list[st
         errors += [f"{path}: unexpected field {k!r}" for k in value if k not in props]
     for key, sub in props.items():
         if key in value:
-            errors += validate(value[key], sub, f"{path}.{key}")
+            errors += schema_errors(value[key], sub, f"{path}.{key}")
     return errors
 
 
@@ -84,11 +84,11 @@ def _array_errors(value: list, schema: Mapping[str, Any], path: str) -> list[str
         errors.append(f"{path}: allows at most {schema['maxItems']} items, got {len(value)}")
     if isinstance(schema.get("items"), Mapping):
         for i, item in enumerate(value):
-            errors += validate(item, schema["items"], f"{path}[{i}]")
+            errors += schema_errors(item, schema["items"], f"{path}[{i}]")
     return errors
 
 
-def validate(value: Any, schema: Mapping[str, Any], path: str = "$") -> list[str]:
+def schema_errors(value: Any, schema: Mapping[str, Any], path: str = "$") -> list[str]:
     """Every way ``value`` breaks ``schema``, one line each; empty when it conforms."""
     errors = _type_errors(value, schema, path)
     if errors:

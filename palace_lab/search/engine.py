@@ -23,6 +23,7 @@ from __future__ import annotations
 import math
 from collections.abc import Iterable, Mapping
 from dataclasses import dataclass
+from typing import TYPE_CHECKING
 
 import numpy as np
 
@@ -36,6 +37,9 @@ from palace_lab.search import fusion
 from palace_lab.search.filters import Filters
 from palace_lab.search.modes import DEFAULT_MODE, FusedMode, Mode, PureMode, parse_mode
 from palace_lab.search.plan import BEHIND_EMBED_LIMIT, INLINE_EMBED_LIMIT, Plan, substitute
+
+if TYPE_CHECKING:
+    from palace_lab.store import Palace
 
 MIN_DEPTH = 100
 
@@ -54,7 +58,7 @@ class Answer:
 class SearchEngine:
     """Searches one palace with one distiller version (default: the newest) and one embedder."""
 
-    def __init__(self, palace, *, distiller: str | None = None,
+    def __init__(self, palace: Palace, *, distiller: str | None = None,
                  embedder: str | Embedder = "minilm", cache: bool = True,
                  progress: BuildProgress | None = None,
                  inline_embed: float | None = None, **index_options):
@@ -183,7 +187,7 @@ class SearchEngine:
             runs = [self._pure(query, vector, r, depth, filters, stale) for r in mode.runs]
             params = dict(mode.params)
             run = fusion.fuse(mode.fusion, runs, weights=mode.weights, **params)
-        return fusion.ranked(run)[:k]
+        return fusion.rank_order(run)[:k]
 
     def _pure(self, query: str, vector, mode: PureMode, depth: int,
               filters: Filters | None, stale: dict | None = None) -> dict[str, float]:

@@ -21,12 +21,13 @@ from collections.abc import Callable, Mapping, Sequence
 
 import numpy as np
 
-from palace_lab.model import rank_order as ranked  # (doc, score) best first, ties by id
+from palace_lab.errors import InputError
+from palace_lab.model import rank_order  # (doc, score) best first, ties by id
 
-Run = Mapping[str, float]
+Scores = Mapping[str, float]  # one query's {exchange_id: score}; a Run is one per query
 
 
-def minmax(run: Run) -> dict[str, float]:
+def minmax(run: Scores) -> dict[str, float]:
     """(s − min) / (max − min) per run; a run whose scores are all equal maps to 1.0."""
     if not run:
         return {}
@@ -36,7 +37,7 @@ def minmax(run: Run) -> dict[str, float]:
     return {d: (s - lo) / (hi - lo) for d, s in run.items()}
 
 
-def p95(run: Run) -> dict[str, float]:
+def p95(run: Scores) -> dict[str, float]:
     """s / q95, q95 the run's 95th percentile (linear interpolation), as the author's code.
 
     Scores above the 95th percentile exceed 1, so one outlier does not flatten the rest as it
@@ -51,7 +52,7 @@ def p95(run: Run) -> dict[str, float]:
     return {d: s / q for d, s in run.items()}
 
 
-def zscore(run: Run) -> dict[str, float]:
+def zscore(run: Scores) -> dict[str, float]:
     """(s − mean) / std (population std) per run; 0.0 for every doc when std is 0."""
     if not run:
         return {}
@@ -62,13 +63,13 @@ def zscore(run: Run) -> dict[str, float]:
     return {d: (s - mean) / std for d, s in run.items()}
 
 
-NORMALISERS: dict[str, Callable[[Run], dict[str, float]]] = {
+NORMALISERS: dict[str, Callable[[Scores], dict[str, float]]] = {
     "minmax": minmax, "p95": p95, "zscore": zscore}
 
 
-def get_normaliser(name: str) -> Callable[[Run], dict[str, float]]:
+def get_normaliser(name: str) -> Callable[[Scores], dict[str, float]]:
     if name not in NORMALISERS:
-        raise ValueError(f"unknown normaliser {name!r}; "
+        raise InputError(f"unknown normaliser {name!r}; "
                          f"valid normalisers: {', '.join(NORMALISERS)}")
     return NORMALISERS[name]
 
@@ -77,7 +78,7 @@ def _sum(contributions: dict[str, list[float]]) -> dict[str, float]:
     return {d: math.fsum(parts) for d, parts in contributions.items()}
 
 
-def rrf(runs: Sequence[Run], k: float = 60) -> dict[str, float]:
+def rrf(runs: Sequence[Scores], k: float = 60) -> dict[str, float]:
     """Reciprocal rank fusion (Cormack, Clarke & Büttcher, SIGIR 2009).
 
     RRF(d) = Σ_{r ∈ runs, d ∈ r} 1 / (k + rank_r(d)), rank 1-based. A document absent from a
@@ -86,25 +87,25 @@ def rrf(runs: Sequence[Run], k: float = 60) -> dict[str, float]:
     return wrrf(runs, [1.0] * len(runs), k=k)  # every run weighing 1: the plain sum
 
 
-def wrrf(runs: Sequence[Run], weights: Sequence[float] | None = None, k: float = 60) -> dict[str, float]:
+def wrrf(runs: Sequence[Scores], weights: Sequence[float] | None = None, k: float = 60) -> dict[str, float]:
     """Weighted reciprocal rank fusion: WRRF(d) = Σ_r w_r / (k + rank_r(d)).
 
     Equal weights (1/n) rank exactly as :func:`rrf`; a weight leans the fusion towards a run
     without trusting its raw scores (ranks only, as RRF).
     """
     if k < 0:
-        raise ValueError(f"rrf k must be ≥ 0, got {k}")
+        raise InputError(f"rrf k must be ≥ 0, got {k}")
     weights = [1.0 / len(runs)] * len(runs) if weights is None else list(weights)
     if len(weights) != len(runs):
-        raise ValueError(f"wrrf needs one weight per run: {len(runs)} runs, {len(weights)} weights")
+        raise InputError(f"wrrf needs one weight per run: {len(runs)} runs, {len(weights)} weights")
     parts: dict[str, list[float]] = {}
     for run, weight in zip(runs, weights):
-        for rank, (doc, _) in enumerate(ranked(run), start=1):
+        for rank, (doc, _) in enumerate(rank_order(run), start=1):
             parts.setdefault(doc, []).append(weight / (k + rank))
     return _sum(parts)
 
 
-def wsum(runs: Sequence[Run], weights: Sequence[float] | None = None,
+def wsum(runs: Sequence[Scores], weights: Sequence[float] | None = None,
          norm: str = "minmax") -> dict[str, float]:
     """Weighted sum of normalised scores (weighted CombSUM, Fox & Shaw, TREC-2 1994).
 
@@ -113,7 +114,7 @@ def wsum(runs: Sequence[Run], weights: Sequence[float] | None = None,
     """
     weights = [1.0 / len(runs)] * len(runs) if weights is None else list(weights)
     if len(weights) != len(runs):
-        raise ValueError(f"wsum needs one weight per run: {len(runs)} runs, {len(weights)} weights")
+        raise InputError(f"wsum needs one weight per run: {len(runs)} runs, {len(weights)} weights")
     normalise = get_normaliser(norm)
     parts: dict[str, list[float]] = {}
     for run, weight in zip(runs, weights):
@@ -122,7 +123,7 @@ def wsum(runs: Sequence[Run], weights: Sequence[float] | None = None,
     return _sum(parts)
 
 
-def combmnz(runs: Sequence[Run], norm: str = "p95") -> dict[str, float]:
+def combmnz(runs: Sequence[Scores], norm: str = "p95") -> dict[str, float]:
     """CombMNZ (Fox & Shaw, TREC-2 1994) over normalised scores, p95 by default as the author.
 
     MNZ(d) = (Σ_{i: d ∈ run_i} norm(run_i)(d)) × |{i : d ∈ run_i}|.
@@ -135,7 +136,7 @@ def combmnz(runs: Sequence[Run], norm: str = "p95") -> dict[str, float]:
     return {d: math.fsum(p) * len(p) for d, p in parts.items()}
 
 
-def fuse(method: str, runs: Sequence[Run], *, weights: Sequence[float] | None = None,
+def fuse(method: str, runs: Sequence[Scores], *, weights: Sequence[float] | None = None,
          k: float = 60, norm: str | None = None) -> dict[str, float]:
     """Dispatch by fusion name (``rrf``, ``wsum``, ``combmnz``) with that method's parameters."""
     if method == "rrf":
@@ -146,4 +147,4 @@ def fuse(method: str, runs: Sequence[Run], *, weights: Sequence[float] | None = 
         return wsum(runs, weights, norm=norm or "minmax")
     if method == "combmnz":
         return combmnz(runs, norm=norm or "p95")
-    raise ValueError(f"unknown fusion {method!r}; valid fusions: rrf, wrrf, wsum, combmnz")
+    raise InputError(f"unknown fusion {method!r}; valid fusions: rrf, wrrf, wsum, combmnz")

@@ -14,6 +14,10 @@ from __future__ import annotations
 import re
 from dataclasses import dataclass
 from pathlib import Path
+from typing import TYPE_CHECKING
+
+if TYPE_CHECKING:
+    from palace_lab.store.palace import Palace
 
 
 @dataclass(frozen=True)
@@ -39,7 +43,7 @@ class Contents:
 NO_PROJECT = "(no project)"
 
 
-def palace_contents(palace) -> Contents:
+def palace_contents(palace: Palace) -> Contents:
     q = palace.conn.execute
     projects = q("SELECT COALESCE(project, ?), COUNT(*) FROM exchanges GROUP BY 1"
                  " ORDER BY 2 DESC, 1", (NO_PROJECT,)).fetchall()
@@ -52,14 +56,14 @@ def palace_contents(palace) -> Contents:
                     tuple((str(a), int(b)) for a, b in sources), first, last)
 
 
-def projects(palace) -> list[str]:
+def projects(palace: Palace) -> list[str]:
     """The palace's project names (exchanges without a project are not listed)."""
     rows = palace.conn.execute("SELECT DISTINCT project FROM exchanges WHERE project IS NOT NULL"
                                " ORDER BY project")
     return [r[0] for r in rows]
 
 
-def holds_sample(palace, sample_dir: str | Path) -> bool:
+def holds_sample(palace: Palace, sample_dir: str | Path) -> bool:
     """True when one of the palace's source files lies in ``sample_dir``."""
     root = str(Path(sample_dir).expanduser().resolve()).rstrip("/") + "/"
     row = palace.conn.execute("SELECT 1 FROM sources WHERE substr(path, 1, ?) = ? LIMIT 1",
@@ -67,7 +71,7 @@ def holds_sample(palace, sample_dir: str | Path) -> bool:
     return row is not None
 
 
-def titles(palace, conversation_ids) -> dict[str, str | None]:
+def titles(palace: Palace, conversation_ids) -> dict[str, str | None]:
     """``{conversation_id: title}`` of the given conversations."""
     ids = list(dict.fromkeys(conversation_ids))
     if not ids:
@@ -91,7 +95,7 @@ def query_terms(query: str) -> list[str]:
     return list(dict.fromkeys(w for w in words if len(w) > 1 and w not in STOPWORDS))
 
 
-def absent_terms(palace, query: str) -> tuple[list[str], list[str]]:
+def absent_terms(palace: Palace, query: str) -> tuple[list[str], list[str]]:
     """``(terms, absent)``: the query's content words, and those no exchange's verbatim text
     contains (case-insensitive substring, so ``pool`` is found in ``pool_size``)."""
     terms = query_terms(query)

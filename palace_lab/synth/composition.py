@@ -20,7 +20,9 @@ HEAVY_TAIL = 0.01  # this share of exchanges is 4-15 times longer still
 
 
 @dataclass(frozen=True)
-class Tool:
+class ToolCall:
+    """One tool round-trip of a synthetic turn: the call, its result and the record's detail."""
+
     name: str
     input: dict
     result: str
@@ -33,7 +35,7 @@ class Turn:
     """One assistant response: optional thinking and text, optional tool round-trip."""
 
     text: str | None = None
-    tool: Tool | None = None
+    tool: ToolCall | None = None
     thinking: str | None = None
 
 
@@ -176,14 +178,14 @@ class Composer:
                 Slots(self.vocab, rng, {})))
         return lines
 
-    def _read(self, rng: random.Random, rel: str, room: int) -> Tool:
+    def _read(self, rng: random.Random, rel: str, room: int) -> ToolCall:
         n = max(3, min(400, int(room / 36 * rng.uniform(0.3, 1.0))))
         lines, path = self._code(rng, n), self._abs(rel)
-        return Tool("Read", {"file_path": path}, _numbered(lines), {"type": "text", "file": {
+        return ToolCall("Read", {"file_path": path}, _numbered(lines), {"type": "text", "file": {
             "filePath": path, "content": "\n".join(lines), "numLines": n, "startLine": 1,
             "totalLines": n + rng.randint(0, 300)}})
 
-    def _grep(self, rng: random.Random, room: int) -> Tool:
+    def _grep(self, rng: random.Random, room: int) -> ToolCall:
         v = self.vocab
         pattern = v.pick(rng, "fn")
         k = rng.randint(2, max(3, min(40, room // 90)))
@@ -191,7 +193,7 @@ class Composer:
                  + rng.choice(v.calls).format_map(Slots(v, rng, {"fn": pattern})).strip()
                  for _ in range(k)]
         result = "\n".join(lines)
-        return Tool("Grep", {"pattern": pattern, "path": v.cwd, "output_mode": "content",
+        return ToolCall("Grep", {"pattern": pattern, "path": v.cwd, "output_mode": "content",
                              "-n": True}, result, {"mode": "content", "numFiles": k,
                                                    "filenames": [], "content": result,
                                                    "numLines": k})
@@ -200,38 +202,38 @@ class Composer:
         return "\n".join(LOG_LINE.format_map(Slots(self.vocab, rng, slots.preset))
                          for _ in range(n))
 
-    def _tail(self, rng: random.Random, slots: Slots, room: int) -> Tool:
+    def _tail(self, rng: random.Random, slots: Slots, room: int) -> ToolCall:
         n = max(3, min(600, int(room / 80 * rng.uniform(0.3, 1.0))))
         out = self._log_lines(rng, slots, n)
-        return Tool("Bash", {"command": f"tail -n {n} logs/{slots['s']}.log",
+        return ToolCall("Bash", {"command": f"tail -n {n} logs/{slots['s']}.log",
                              "description": f"Show recent {slots['s']} log lines"}, out,
                     {"stdout": out, "stderr": "", "interrupted": False, "isImage": False})
 
-    def _glob(self, rng: random.Random, slots: Slots) -> Tool:
+    def _glob(self, rng: random.Random, slots: Slots) -> ToolCall:
         files = [self._abs(self.vocab.pick(rng, "file")) for _ in range(rng.randint(1, 12))]
         files = list(dict.fromkeys(files))
-        return Tool("Glob", {"pattern": f"**/*{slots['s']}*.{self.vocab.lang.ext}"},
+        return ToolCall("Glob", {"pattern": f"**/*{slots['s']}*.{self.vocab.lang.ext}"},
                     "\n".join(files), {"filenames": files, "durationMs": rng.randint(3, 90),
                                        "numFiles": len(files), "truncated": False})
 
-    def _bash(self, rng: random.Random, slots: Slots, *, failing: bool) -> Tool:
+    def _bash(self, rng: random.Random, slots: Slots, *, failing: bool) -> ToolCall:
         lang = self.vocab.lang
         if failing:
             out = "Exit code 1\n" + lang.fail.format_map(slots)
-            return Tool("Bash", {"command": slots["cmd"], "description": "Run the tests"}, out,
+            return ToolCall("Bash", {"command": slots["cmd"], "description": "Run the tests"}, out,
                         "Error: " + out, is_error=True)
         out = lang.ok.format_map(slots)
-        return Tool("Bash", {"command": slots["cmd"], "description": "Run the tests"}, out,
+        return ToolCall("Bash", {"command": slots["cmd"], "description": "Run the tests"}, out,
                     {"stdout": out, "stderr": "", "interrupted": False, "isImage": False})
 
-    def _change(self, rng: random.Random, slots: Slots, room: int) -> Tool:
+    def _change(self, rng: random.Random, slots: Slots, room: int) -> ToolCall:
         """The exchange's own change: a Write of its new file, or an Edit inside it."""
         lang, path = self.vocab.lang, self._abs(slots["newpath"])
         head = lang.code[0].format_map(Slots(self.vocab, rng, {"fn": slots["ident"]}))
         lines = max(2, min(40, (room - 250) // 60))
         if slots["kind"] in ("feature", "refactor", "test") or rng.random() < 0.3:
             content = "\n".join(self._code(rng, rng.randint(2, lines), head))
-            return Tool("Write", {"file_path": path, "content": content},
+            return ToolCall("Write", {"file_path": path, "content": content},
                         f"File created successfully at: {path}",
                         {"type": "create", "filePath": path, "content": content,
                          "structuredPatch": []})
@@ -240,7 +242,7 @@ class Composer:
         line = rng.randint(5, 400)
         result = (f"The file {path} has been updated. Here's the result of running `cat -n` on "
                   f"a snippet of the edited file:\n" + _numbered(new.split("\n"), line))
-        return Tool("Edit", {"file_path": path, "old_string": old, "new_string": new}, result,
+        return ToolCall("Edit", {"file_path": path, "old_string": old, "new_string": new}, result,
                     {"filePath": path, "oldString": old, "newString": new,
                      "structuredPatch": [{"oldStart": line, "oldLines": old.count("\n") + 1,
                                           "newStart": line, "newLines": new.count("\n") + 1,

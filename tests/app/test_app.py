@@ -14,9 +14,9 @@ import shutil
 from pathlib import Path
 
 import pytest
+from app_pages import clean, start
 
 ROOT = Path(__file__).resolve().parents[2]
-APP = str(ROOT / "app.py")
 PAGES = sorted(f"pages/{p.name}" for p in (ROOT / "pages").glob("*.py"))
 MAX_PAGE_LINES = 150
 TABBED = {"pages/rooms.py": ("rooms_tab", ["Room map", "Embedding space", "Rooms together", "Drill-down"]),
@@ -65,22 +65,6 @@ def app_env(tmp_path, monkeypatch, built):
     monkeypatch.setenv("PALACE_LAB_EMBEDDER", "fake")
     monkeypatch.setenv("PALACE_LAB_SAMPLE_DIR", str(source))
     return tmp_path / "palace.db"
-
-
-def start(page: str | None = None):
-    from streamlit.testing.v1 import AppTest
-
-    at = AppTest.from_file(APP, default_timeout=120)
-    at.run()
-    if page:
-        at.switch_page(page)
-        at.run()
-    return at
-
-
-def clean(at) -> None:
-    assert not at.exception, [e.value for e in at.exception]
-    assert not at.error, [e.value for e in at.error]
 
 
 # ------------------------------------------------------------------------------ every page

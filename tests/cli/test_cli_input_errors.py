@@ -14,6 +14,8 @@ from pathlib import Path
 import pytest
 
 from conftest import write_jsonl
+from unprivileged import as_nobody
+
 from palace_lab.cli import main
 
 
@@ -127,21 +129,6 @@ def test_an_empty_file_is_a_palace_only_when_asked(tmp_path, capsys):
     assert empty.read_bytes() == b""
     assert main(["ingest", str(history), "--db", str(empty), "--new-palace"]) == 0
     assert main(["verify", "--db", str(empty)]) == 0
-
-
-def as_nobody() -> list[str]:
-    """A command prefix that drops root (root reads and writes every file, whatever its
-    mode), or skip."""
-    if os.geteuid() != 0:
-        return []
-    if not shutil.which("setpriv"):
-        pytest.skip("running as root without setpriv: read-only files cannot be tested")
-    prefix = ["setpriv", "--reuid=65534", "--regid=65534", "--clear-groups"]
-    if subprocess.run([*prefix, sys.executable, "-c", "import palace_lab"],
-                      capture_output=True).returncode:
-        pytest.skip("an unprivileged user cannot read this checkout (it lies under a private "
-                    "folder such as mktemp -d's): file modes cannot be tested as nobody")
-    return prefix
 
 
 @pytest.mark.parametrize("what", ["file", "folder"])

@@ -105,3 +105,33 @@ def test_the_tests_mirror_the_packages():
     assert folders - packages - EDGE_TEST_FOLDERS == set()
     names = [p.name for p in tests.rglob("test_*.py")]
     assert len(names) == len(set(names)), "two test files share a name (pytest imports them by it)"
+
+
+INDEX_BUILDERS = ("bm25", "bm25_delta", "exact", "grow", "hnsw", "mechanisms", "previous")
+
+
+def test_index_builders_never_reach_back_into_the_index_set():
+    """Builders are functions of texts or vectors; ``IndexSet`` orchestrates around them."""
+    index = ROOT / "palace_lab" / "index"
+    offenders = [name for name in INDEX_BUILDERS
+                 if "palace_lab.index.indexset" in _imports_of(index / f"{name}.py")
+                 or _takes_an_index_set(index / f"{name}.py")]
+    assert offenders == []
+
+
+def _takes_an_index_set(path: Path) -> bool:
+    for node in ast.walk(ast.parse(path.read_text())):
+        if isinstance(node, (ast.FunctionDef, ast.Lambda)):
+            for arg in node.args.args + node.args.kwonlyargs:
+                hint = ast.unparse(arg.annotation) if getattr(arg, "annotation", None) else ""
+                if arg.arg in ("iset", "index_set") or "IndexSet" in hint:
+                    return True
+    return False
+
+
+def test_the_batch_api_has_modules_of_its_own():
+    """The live client and the live distiller never hold the Message Batches half."""
+    for path in ("llm/client.py", "distill/anthropic_backend.py"):
+        code = (ROOT / "palace_lab" / path).read_text()
+        assert "batches.create" not in code and "batches.retrieve" not in code, path
+        assert "STATE_PREFIX" not in code and "time.sleep" not in code, path

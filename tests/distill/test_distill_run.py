@@ -2,20 +2,12 @@
 
 from __future__ import annotations
 
+from tiny_palace import fill
+
 from palace_lab.distill.base import Distiller, DistillOutcome
 from palace_lab.distill.run import distill_palace
 from palace_lab.errors import BatchPendingError, BudgetExceededError
-from palace_lab.model import Conversation, DistilledCard, Message, Room
-from palace_lab.ingest.segment import segment
-
-
-def fill(palace, n=5):
-    for i in range(n):
-        msgs = (Message(f"c{i}", 0, "user", f"request {i}", "k0", is_request=True),
-                Message(f"c{i}", 1, "assistant", "done", "k1"))
-        conv = Conversation(f"c{i}", "palace-jsonl", msgs)
-        with palace.transaction() as tx:
-            palace.store_conversation(tx, conv, segment(conv))
+from palace_lab.model import DistilledCard, Room
 
 
 def card(e, version):

@@ -78,7 +78,7 @@ def test_must_show_the_sample_through_a_stub_with_broken_replies(tmp_path):
 
 
 def test_the_load_page_distills_with_a_model_the_server_lists(palace, tmp_path, monkeypatch):
-    from test_app import clean, start
+    from app_pages import clean, start
 
     fill(palace, n=3)
     monkeypatch.setenv("PALACE_LAB_DB", str(tmp_path / "palace.db"))

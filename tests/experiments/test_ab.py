@@ -7,6 +7,7 @@ import math
 import pytest
 
 import lab_palaces
+from palace_lab.errors import InputError
 from palace_lab.experiments import ab
 from palace_lab.model import Hit
 
@@ -65,5 +66,5 @@ def test_a_grade_counts_for_both_sides_and_can_be_cleared(tmp_path):
 
 
 def test_an_empty_query_is_refused():
-    with pytest.raises(ValueError, match="empty"):
+    with pytest.raises(InputError, match="empty"):
         ab.run_ab(lambda *a: [], "   ", "bm25:verbatim", "hnsw:core")

@@ -24,7 +24,7 @@ def test_equal_weights_rank_as_plain_rrf():
     half = ft.fused(A, B, "wrrf", weight=0.5, k=10)
     plain = ft.fused(A, B, "rrf", k=10)
     assert list(half["q"]) == list(plain["q"])
-    best = fusion.ranked(fusion.rrf([A["q"], B["q"]], 10))[:1]
+    best = fusion.rank_order(fusion.rrf([A["q"], B["q"]], 10))[:1]
     assert ft.fused(A, B, "rrf", k=10, cut=1) == {"q": dict(best)}
 
 

@@ -6,7 +6,7 @@ from __future__ import annotations
 
 import pytest
 from conftest import write_jsonl
-from test_search_modes import TARGET, _conversation, tiny  # noqa: F401  (fixture)
+from marker_palace import TARGET, _conversation, tiny  # noqa: F401  (fixture)
 
 from palace_lab.index import grow
 from palace_lab.ingest import ingest_paths

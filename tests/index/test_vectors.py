@@ -5,7 +5,7 @@ from __future__ import annotations
 import numpy as np
 import pytest
 
-from palace_lab.index.exact import ExactIndex, top_k
+from palace_lab.index.exact import ExactIndex, top_rows
 from palace_lab.index.hnsw import HNSWIndex, recall_at_k
 
 
@@ -14,11 +14,11 @@ def unit_rows(n: int, dim: int = 32, seed: int = 7) -> np.ndarray:
     return x / np.linalg.norm(x, axis=1, keepdims=True)
 
 
-def test_top_k_is_best_first_with_ties_by_lower_row():
-    rows, scores = top_k(np.array([0.5, 0.9, 0.5, 0.1], dtype=np.float32), 3)
+def test_top_rows_is_best_first_with_ties_by_lower_row():
+    rows, scores = top_rows(np.array([0.5, 0.9, 0.5, 0.1], dtype=np.float32), 3)
     assert list(rows) == [1, 0, 2] and list(scores) == pytest.approx([0.9, 0.5, 0.5])
-    assert top_k(np.zeros(2, dtype=np.float32), 0).rows.size == 0
-    assert list(top_k(np.array([1.0, 2.0], dtype=np.float32), 10).rows) == [1, 0]
+    assert top_rows(np.zeros(2, dtype=np.float32), 0).rows.size == 0
+    assert list(top_rows(np.array([1.0, 2.0], dtype=np.float32), 10).rows) == [1, 0]
 
 
 def test_exact_is_the_cosine_of_unit_rows():

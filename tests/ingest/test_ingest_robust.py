@@ -126,7 +126,7 @@ def test_an_unreadable_file_is_reported_and_the_folder_goes_on(tmp_path):
     import subprocess
     import tempfile
 
-    from test_cli_input_errors import as_nobody
+    from unprivileged import as_nobody
 
     prefix = as_nobody()
     root = tempfile.mkdtemp(prefix="palace-unreadable-")  # outside pytest's private folder

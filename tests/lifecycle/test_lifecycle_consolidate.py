@@ -8,6 +8,7 @@ from datetime import datetime, timedelta, timezone
 import pytest
 from lifecycle_data import build_palace
 
+from palace_lab.errors import InputError
 from palace_lab.lifecycle.consolidate import Memory, MemoryItem, Schedule
 from palace_lab.lifecycle.levels import Note
 from palace_lab.lifecycle.timeline import parse_step, raw_memories, replay, run_schedule, timeline
@@ -135,10 +136,10 @@ def test_archiving_is_the_only_transition_and_nothing_is_deleted():
 
 
 def test_schedule_and_step_validation():
-    with pytest.raises(ValueError, match="l1_min_items"):
+    with pytest.raises(InputError, match="l1_min_items"):
         Schedule(l1_min_items=0)
     assert parse_step("7D") == timedelta(days=7) and parse_step("12h") == timedelta(hours=12)
-    with pytest.raises(ValueError, match="like '7D'"):
+    with pytest.raises(InputError, match="like '7D'"):
         parse_step("weekly")
     assert timeline(T, T + 2 * DAY, DAY) == [T, T + DAY, T + 2 * DAY]
 

@@ -323,7 +323,7 @@ def test_several_local_graders_agree_or_not_with_fleiss_kappa(stub):
 
 
 def test_the_abstractive_compressor_runs_on_the_local_model(stub):
-    from test_lifecycle_compress import session_exchanges
+    from lifecycle_data import session_exchanges
 
     from palace_lab.lifecycle.compress import compress_exchanges
 

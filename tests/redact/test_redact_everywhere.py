@@ -6,6 +6,7 @@ import json
 
 from conftest import write_jsonl
 from palace_lab.cli import main
+from palace_lab.llm.batches import MessageBatches
 from palace_lab.llm.client import LLMClient, Tool
 from palace_lab.model import DistilledCard, Room
 from palace_lab.redact import redact_card
@@ -93,7 +94,7 @@ def test_a_batch_built_elsewhere_is_redacted_before_it_is_sent():
             return type("Batch", (), {"id": "b1"})()
 
     client._sdk_client = type("SDK", (), {"messages": type("M", (), {"batches": Batches()})()})()
-    client.submit_batch([{"custom_id": "x1", "params": {
+    MessageBatches(client).submit([{"custom_id": "x1", "params": {
         "model": "claude-haiku-4-5", "max_tokens": 10, "system": f"key {secret}",
         "messages": [{"role": "user", "content": f"the key is {secret}"}]}}])
     assert secret not in json.dumps(sent["requests"])

@@ -6,7 +6,7 @@ from __future__ import annotations
 import json
 
 import pytest
-from test_search_modes import tiny  # noqa: F401  (fixture)
+from marker_palace import tiny  # noqa: F401  (fixture)
 
 from palace_lab.cli import main
 from palace_lab.search import DEFAULT_MODE, SearchEngine, parse_mode
