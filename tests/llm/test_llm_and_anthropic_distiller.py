@@ -8,10 +8,9 @@ touches the network or the person's files.
 from __future__ import annotations
 
 import json
-import time
 
 import pytest
-from anthropic_stub import AnthropicStub, answer, error, expired, slow, text
+from anthropic_stub import AnthropicStub, answer, error, expired, text
 
 from palace_lab.distill.anthropic_backend import AnthropicDistiller, BudgetStoppedError
 from palace_lab.distill.base import CorpusStats, Distiller, DistillOutcome
@@ -25,7 +24,6 @@ from palace_lab.distill.prompt import (
 from palace_lab.errors import BatchPendingError, BudgetExceededError, DistillError
 from palace_lab.llm.client import (
     LLMClient,
-    Tool,
     Usage,
     dollar_cost,
     estimate_cost,
