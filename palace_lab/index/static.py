@@ -1,6 +1,7 @@
 """A static embedder distilled from the packaged MiniLM: one vector per word piece, averaged.
 
-Distillation (the recipe of model2vec, Tulkens & van Dongen 2024, written here in numpy):
+Distillation (the recipe of model2vec, Tulkens & van Dongen 2024, written here: the forward
+pass in PyTorch, the rest in numpy):
 
 1. every word piece of MiniLM's vocabulary goes through the network alone, as
    ``[CLS] piece [SEP]`` (in PyTorch, batched), and its vector is the mean of the three output
@@ -14,10 +15,10 @@ Distillation (the recipe of model2vec, Tulkens & van Dongen 2024, written here i
 
 A text is embedded as the mean of its word pieces' rows (same tokenizer, no truncation, no
 special tokens), L2-normalised; a text without pieces gets a fixed unit vector. No network runs
-at embed time: thousands of texts a second on one core, at a measured cost in retrieval quality
-(``benchmarks/bench_embedders.py``).
+at embed time: 94x the documents a second of MiniLM in PyTorch, 2 ms a query, at a measured
+cost in retrieval quality (``benchmarks/bench_embedders.py``, README).
 
-The table is built once (about a minute on 2 cores, offline) into
+The table is built once, offline (454 s measured on 2 cores under load average 12), into
 ``<cache dir>/static-embedders/<name>-<source>.npy``, where ``name`` carries the recipe
 (:data:`VERSION`, dims, SIF coefficient) and ``source`` hashes the packaged model's weights
 file; it is memory-mapped afterwards. ``name`` is also the embedder name that keys the palace's
@@ -90,8 +91,8 @@ def pool(table: np.ndarray, pieces: Sequence[Sequence[int]]) -> np.ndarray:
 
 
 def torch_encoder(folder: Path) -> Encode:
-    """The packaged network's hidden states in PyTorch, on every core (distillation only:
-    twice as fast as :mod:`palace_lab.index.minilm_numpy` on these 3-piece batches)."""
+    """The packaged network's hidden states in PyTorch, on every core (distillation only: a
+    batched numpy forward measured half as fast on these 3-piece batches)."""
     import torch
     from transformers import AutoModel
 
@@ -141,6 +142,7 @@ class StaticEmbedder(Embedder):
         if not 0 < dims <= 384:
             raise ValueError(f"dims must be in 1..384 (MiniLM's width), not {dims}")
         self.dim, self.sif, self._folder = dims, sif, folder
+        self._path: Path | None = None
         self.name = f"minilm-static-v{VERSION}-d{dims}-sif{sif:g}"
 
     @property
@@ -152,9 +154,13 @@ class StaticEmbedder(Embedder):
         return self._folder
 
     def table_path(self) -> Path:
-        from palace_lab.settings import cache_dir
+        """Where the table is cached (found once per instance: the source key reads 2 MB)."""
+        if self._path is None:
+            from palace_lab.settings import cache_dir
 
-        return cache_dir() / "static-embedders" / f"{self.name}-{_source_key(self.folder)}.npy"
+            source = _source_key(self.folder)
+            self._path = cache_dir() / "static-embedders" / f"{self.name}-{source}.npy"
+        return self._path
 
     def table(self) -> np.ndarray:
         """The distilled table, built once into the cache dir, memory-mapped afterwards."""
