@@ -70,12 +70,13 @@ def bench_set(name: str, folder: Path) -> dict:
     return {"palace": palace, "qrels": qrels, "groups": groups, "rel": 1}
 
 
-def component_runs(dev: dict, modes=COMPONENTS, distiller: str | None = None) -> dict:
+def component_runs(dev: dict, modes=COMPONENTS, distiller: str | None = None,
+                   embedder="minilm") -> dict:
     """``{mode: run}`` to the engine's depth, each question in its scope."""
     from palace_lab.search import SearchEngine
     from palace_lab.search.engine import MIN_DEPTH as DEPTH
 
-    engine = SearchEngine(dev["palace"], distiller=distiller)
+    engine = SearchEngine(dev["palace"], distiller=distiller, embedder=embedder)
     runs = {}
     for mode in modes:
         run = {}

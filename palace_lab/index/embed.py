@@ -9,8 +9,10 @@ column of the palace's ``embeddings`` table) and a ``dim``. Invariants:
   never embedded twice by the same model, across runs, layers and processes.
 
 Registry (:data:`EMBEDDERS`): ``minilm`` is the packaged all-MiniLM-L6-v2 (no download, CPU;
-texts are cut at 256 word pieces, the model's default ``max_seq_length``); ``fake`` is a
-deterministic hashed bag of words for tests. Torch and sentence-transformers are imported only
+texts are cut at 256 word pieces, the model's default ``max_seq_length``); ``minilm-static``
+is a table of word-piece vectors distilled from it (:mod:`palace_lab.index.static`: no
+network at embed time, much faster, measured for quality in ``benchmarks/bench_embedders.py``);
+``fake`` is a deterministic hashed bag of words for tests. Torch and sentence-transformers are imported only
 when ``minilm`` first embeds something.
 """
 
@@ -184,8 +186,15 @@ def _numpy_embed(max_seq_length: int, texts: Sequence[str]) -> np.ndarray:
         return np.vstack([model.embed(t) for t in texts])
 
 
+def _static() -> Embedder:
+    from palace_lab.index.static import StaticEmbedder
+
+    return StaticEmbedder()
+
+
 EMBEDDERS: dict[str, Callable[[], Embedder]] = {
     "minilm": MiniLMEmbedder,
+    "minilm-static": _static,
     "fake": FakeEmbedder,
 }
 
