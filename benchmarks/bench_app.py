@@ -18,7 +18,13 @@ Timed, ``--repeat`` times each, medians printed (min-max beside them):
 - ``ab_engine``: the same two searches through the library alone (``SearchEngine.search``),
   what the page adds on top of is rendering.
 
+- ``--pages --db PALACE`` (a real-size palace, e.g. the 50,000 exchanges bench_scale keeps with
+  ``--db``): each page's first render in one fresh server (page opened → its script run
+  finished), in the sidebar's order, then an A/B query in the Search lab; a page still running
+  after ``--page-timeout`` seconds is reported as such (with what it was doing).
+
     .venv/bin/python benchmarks/bench_app.py --repeat 5
+    .venv/bin/python benchmarks/bench_app.py --pages --db /tmp/p50k.db
 """
 
 from __future__ import annotations
@@ -129,6 +135,51 @@ def time_engine(db: Path, repeat: int) -> list[float]:
     return out
 
 
+PAGES = ("", "load", "budgets", "rooms", "search_lab", "evaluation", "tuning", "lifecycle")
+
+
+def time_pages(db: Path, timeout_s: float) -> dict:
+    """Seconds to each page's first render (its script run over) in one fresh server, then
+    an A/B query in the Search lab; None when the page was still running at ``timeout_s``."""
+    from playwright.sync_api import TimeoutError as PlaywrightTimeout
+
+    out: dict[str, float | None] = {}
+    with streamlit_server({"PALACE_LAB_DB": str(db)}) as url, chromium() as page:
+        for slug in PAGES:
+            start = time.perf_counter()
+            page.goto(f"{url}/{slug}")
+            try:
+                settle(page, timeout_s * 1000)
+                out[slug or "overview"] = time.perf_counter() - start
+            except PlaywrightTimeout:
+                out[slug or "overview"] = None
+                log_page(page, slug)
+        page.goto(f"{url}/search_lab")
+        try:
+            settle(page, timeout_s * 1000)
+            out["search_lab A/B query"] = ab_query(page, QUERIES[0])
+            out["search_lab A/B note"] = page.locator("text=not built yet").count() > 0
+            out["background build shown"] = page.locator("text=in the background").count() > 0
+        except PlaywrightTimeout:
+            out["search_lab A/B query"] = None
+    return out
+
+
+def log_page(page, slug: str) -> None:
+    text = page.locator('[data-testid="stMain"]').inner_text()[:300].replace("\n", " · ")
+    print(f"{slug or 'overview'} still running: {text}", file=sys.stderr)
+
+
+def print_pages(db: Path, result: dict, timeout_s: float) -> None:
+    print(f"first render per page, one fresh server, palace {db}")
+    for name, value in result.items():
+        if isinstance(value, bool):
+            print(f"  {name:<24} {'yes' if value else 'no'}")
+        else:
+            shown = f"{value:7.2f} s" if value is not None else f"> {timeout_s:.0f} s (still running)"
+            print(f"  {name:<24} {shown}")
+
+
 def summary(values: list[float]) -> dict:
     return {"median_s": round(statistics.median(values), 3), "min_s": round(min(values), 3),
             "max_s": round(max(values), 3), "n": len(values)}
@@ -139,12 +190,23 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--repeat", type=int, default=5)
     parser.add_argument("--exchanges", type=int, default=300, help="synthetic size when the sample is absent")
     parser.add_argument("--json", action="store_true", help="print one JSON document")
+    parser.add_argument("--pages", action="store_true", help="each page's first render on --db")
+    parser.add_argument("--db", help="an existing palace (with --pages)")
+    parser.add_argument("--page-timeout", type=float, default=90.0)
     args = parser.parse_args(argv)
     missing = browser_missing()
     if missing:
         print(f"bench_app skipped: {missing}", file=sys.stderr)
         return 2
     os.environ.setdefault("HF_HUB_OFFLINE", "1")
+    if args.pages:
+        if not args.db:
+            parser.error("--pages needs --db PALACE")
+        pages = time_pages(Path(args.db), args.page_timeout)
+        print(json.dumps(pages, indent=1) if args.json else "", end="")
+        if not args.json:
+            print_pages(Path(args.db), pages, args.page_timeout)
+        return 0
     with tempfile.TemporaryDirectory(prefix="bench_app_") as tmp:
         folder = Path(tmp)
         db, source = build_palace(folder, args.exchanges)

@@ -5,7 +5,7 @@ import streamlit as st
 from palace_lab.experiments.ab import grades
 from ui.ab import filters, history, metrics, mode_picker, reader, result_column, search, term_warning
 from ui.defaults import default_note, search_default
-from ui.search import warm_model
+from ui.search import build_status, warm_model
 from ui.state import distiller_version, guard, palace
 
 st.title("Search lab (A/B)")
@@ -33,6 +33,7 @@ if query.strip() and mode_a and mode_b:
     with guard():
         term_warning(query)
         result = search(query, mode_a, mode_b, int(k), chosen)
+        build_status()
         judged = grades(p, result.query_id)
         metrics(result, judged)
         col_a, col_b = st.columns(2)

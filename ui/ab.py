@@ -15,7 +15,7 @@ from palace_lab.search.modes import list_modes, parse_mode
 from ui.data import card_map, cards, content_key
 from ui.exchange import md_escape, show_card, show_messages
 from ui.layout import metric_row
-from ui.search import prepare
+from ui.search import prepare_search
 from ui.state import engine, palace
 
 if TYPE_CHECKING:
@@ -93,7 +93,7 @@ def term_warning(query: str) -> None:
 
 
 def search(query: str, mode_a: str, mode_b: str, k: int, chosen: dict | None = None) -> ab.ABResult:
-    prepare([mode_a, mode_b])
+    prepare_search([mode_a, mode_b])
     result = ab.run_ab(partial(engine().search, filters=chosen or None), query, mode_a, mode_b, k)
     ab.remember_query(palace(), result.query)
     return result
@@ -177,6 +177,9 @@ def origin(p: Palace, hits) -> dict[str, str]:
 
 def result_column(side: str, mode: str, hits, result: ab.ABResult, judged: dict[str, int]) -> None:
     st.subheader(f"{side.upper()} · {md_escape(mode)}")
+    note = engine().plan(mode).note()  # which layer is missing and what was searched instead
+    if note:
+        st.caption(f":material/construction: {md_escape(note)}")
     if not hits:
         st.info("No results for this mode (and these filters).")
     other = {h.exchange_id for h in (result.hits_b if side == "a" else result.hits_a)}

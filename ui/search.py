@@ -12,9 +12,10 @@ from collections.abc import Sequence
 
 import streamlit as st
 
+from palace_lab.search.background import BackgroundBuild
 from palace_lab.search.modes import parse_mode
 from ui.data import content_key
-from ui.state import db_path, distiller_version, embedder_name, engine, engine_for
+from ui.state import db_path, distiller_version, embedder_name, engine, engine_for, inline_embed
 
 
 def ready(modes: Sequence[str]) -> bool:
@@ -37,6 +38,62 @@ def prepare(modes: Sequence[str]) -> None:
     with st.spinner("Building search indexes (once per palace change)…"):
         eng.prepare(modes, progress=tick)
     bar.empty()
+
+
+@st.cache_resource(max_entries=4, show_spinner=False)
+def _background(path: str, distiller: str | None, embedder: str) -> BackgroundBuild:
+    def open_engine():
+        from palace_lab.search import SearchEngine
+        from palace_lab.store import Palace
+
+        return SearchEngine(Palace.open(path, create=False), distiller=distiller,
+                            embedder=embedder, inline_embed=inline_embed())
+
+    return BackgroundBuild(engine_for(path, distiller, embedder), open_engine)
+
+
+def background() -> BackgroundBuild:
+    """The background build of this palace's vector layers (one per process)."""
+    return _background(str(db_path()), distiller_version(), embedder_name())
+
+
+def prepare_search(modes: Sequence[str]) -> None:
+    """Indexes for searching ``modes`` now: what builds in seconds (BM25, a small vector layer)
+    is built here with progress; a vector run a search would leave out or search behind is
+    built in the background (:func:`build_status` shows it) and the searches meanwhile run
+    without it, each saying so."""
+    eng = engine()
+    if ready(modes):
+        eng.prepare(modes)
+        return
+    background().start(modes)
+    now = []
+    for mode in modes:
+        plan = eng.plan(mode)
+        now += [str(r) for r in plan.used.runs if r not in plan.behind]
+    prepare(list(dict.fromkeys(now)))
+
+
+def build_status() -> None:
+    """The background build's progress, refreshed every 2 s while it runs (nothing when idle)."""
+    if background().running:
+        st.fragment(_status, run_every=2.0)()
+    else:
+        _status()
+
+
+def _status() -> None:
+    status = background().status
+    if status.running:
+        st.session_state["bg_build_seen"] = True
+        st.progress(status.fraction, text=status.note()[:1].upper() + status.note()[1:]
+                    + ". Searches meanwhile run without it and say so.")
+    elif status.error:
+        st.warning(status.note(), icon=":material/error:")
+    elif status.finished:
+        st.caption(status.note()[:1].upper() + status.note()[1:] + ".")
+    if not status.running and st.session_state.pop("bg_build_seen", False):
+        st.rerun()  # the build just ended: search again with the whole mode
 
 
 @st.cache_data(max_entries=512, show_spinner=False)

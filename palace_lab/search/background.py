@@ -1,0 +1,133 @@
+"""Vector layers built in the background while searches answer with what exists.
+
+At 50,000 exchanges embedding the verbatim layer takes hours on this machine's 2 cores, so a
+search never waits for it (:mod:`palace_lab.search.plan`: the run is *missing* or *behind*).
+:class:`BackgroundBuild` builds those runs in a daemon thread, on its own palace connection and
+its own engine (so the searching engine's lock is never held for the build's minutes): the
+embeddings are stored in the palace (by content hash, so a stopped build resumes where it
+was) and the index files land in the palace's index cache, where the searching engine finds
+them at its next search. While the build runs, the searching engine takes the number of texts
+left from the build's progress (:attr:`SearchEngine.building`) instead of counting them again
+at every search, and keeps treating the run as missing or behind until its index exists.
+"""
+
+from __future__ import annotations
+
+import threading
+from collections.abc import Callable, Iterable
+from dataclasses import dataclass, replace
+
+from palace_lab.search.modes import PureMode
+
+
+@dataclass(frozen=True)
+class BuildStatus:
+    """What the background build is doing: ``runs`` it builds, the one at hand (``run``), its
+    step (``"embed"``, ``"hnsw"``, …) with ``done``/``total``, ``finished`` runs, ``error``."""
+
+    runs: tuple[str, ...] = ()
+    run: str = ""
+    step: str = ""
+    done: int = 0
+    total: int = 0
+    finished: tuple[str, ...] = ()
+    running: bool = False
+    error: str = ""
+
+    def note(self) -> str:
+        """One line for a person ("" when nothing was started)."""
+        if self.error:
+            return f"the background build of {self.run or ', '.join(self.runs)} stopped: " \
+                   f"{self.error}"
+        if self.running:
+            left = ", ".join(r for r in self.runs if r not in self.finished and r != self.run)
+            then = f"; then {left}" if left else ""
+            where = f" ({self.step} {self.done:,}/{self.total:,})" if self.total else ""
+            return f"building {self.run} in the background{where}{then}"
+        if self.finished:
+            return f"built in the background: {', '.join(self.finished)}"
+        return ""
+
+    @property
+    def fraction(self) -> float:
+        return min(self.done / self.total, 1.0) if self.total else 0.0
+
+
+class BackgroundBuild:
+    """Builds the runs ``engine`` leaves out (or searches behind) for some modes, in a thread.
+
+    ``open_engine()`` makes the builder's own engine (on its own palace connection, opened in
+    the thread); it is closed by ``close_engine(engine)`` when the build ends.
+    """
+
+    def __init__(self, engine, open_engine: Callable[[], object],
+                 close_engine: Callable[[object], None] = lambda e: e.palace.close()):
+        self.engine = engine
+        self._open, self._close = open_engine, close_engine
+        self._lock = threading.Lock()
+        self._thread: threading.Thread | None = None
+        self._status = BuildStatus()
+
+    @property
+    def status(self) -> BuildStatus:
+        return self._status
+
+    @property
+    def running(self) -> bool:
+        return self._status.running
+
+    def needed(self, modes: Iterable) -> dict[PureMode, int]:
+        """``{run: texts to embed}`` of the vector runs of ``modes`` a search would leave out
+        or search behind right now."""
+        runs: dict[PureMode, int] = {}
+        for mode in modes:
+            plan = self.engine.plan(mode)
+            runs.update(zip(plan.missing, plan.pending))
+            runs.update(zip(plan.behind, plan.behind_pending))
+        return runs
+
+    def start(self, modes: Iterable) -> bool:
+        """Start building what ``modes`` lack (False: a build is running or nothing lacks)."""
+        with self._lock:
+            if self.running:
+                return False
+            runs = self.needed(modes)
+            if not runs:
+                return False
+            self.engine.building.update({run: max(n, 1) for run, n in runs.items()})
+            runs = list(runs)
+            self._status = BuildStatus(runs=tuple(str(r) for r in runs), run=str(runs[0]),
+                                       running=True)
+            self._thread = threading.Thread(target=self._work, args=(runs,), daemon=True,
+                                            name="palace-lab-background-build")
+            self._thread.start()
+            return True
+
+    def join(self, timeout: float | None = None) -> None:
+        if self._thread:
+            self._thread.join(timeout)
+
+    def _work(self, runs: list[PureMode]) -> None:
+        builder = None
+        try:
+            builder = self._open()
+            for run in runs:
+                self._status = replace(self._status, run=str(run), step="", done=0, total=0)
+                builder.prepare([run], progress=self._tick(run))
+                self.engine.building.pop(run, None)
+                self._status = replace(self._status, finished=(*self._status.finished, str(run)))
+            self._status = replace(self._status, running=False, run="")
+        except Exception as exc:  # shown to the person; the searches go on without the run
+            self._status = replace(self._status, running=False, error=f"{exc}")
+        finally:
+            for run in runs:
+                self.engine.building.pop(run, None)
+            if builder is not None:
+                self._close(builder)
+
+    def _tick(self, run: PureMode):
+        def progress(step: str, done: int, total: int) -> None:
+            self._status = replace(self._status, step=step, done=done, total=total)
+            if step.startswith("embed"):
+                self.engine.building[run] = max(total - done, 1)
+        return progress

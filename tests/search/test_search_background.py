@@ -1,0 +1,89 @@
+"""A vector layer missing from a search is built in the background on its own connection while
+searches go on with what exists and say so; once built, the full mode runs (fake embedder)."""
+
+from __future__ import annotations
+
+import threading
+
+from marker_palace import tiny  # noqa: F401  (fixture)
+
+from palace_lab.search import DEFAULT_MODE, SearchEngine
+from palace_lab.search.background import BackgroundBuild, BuildStatus
+from palace_lab.search.modes import PureMode
+from palace_lab.store import Palace
+
+VERBATIM = PureMode("hnsw", "verbatim")
+
+
+def _builder(path, **kwargs):
+    return lambda: SearchEngine(Palace.open(path, create=False), embedder="fake", **kwargs)
+
+
+def test_builds_the_missing_run_then_the_full_mode_runs(tiny, tmp_path):  # noqa: F811
+    palace = tiny[0]
+    engine = SearchEngine(palace, embedder="fake", inline_embed=0)
+    build = BackgroundBuild(engine, _builder(tmp_path / "palace.db"))
+    assert list(build.needed([DEFAULT_MODE])) == [VERBATIM]
+    assert build.start([DEFAULT_MODE])
+    build.join(30)
+    status = build.status
+    assert not status.running and not status.error, status
+    assert status.finished == ("hnsw:verbatim",)
+    assert "built in the background: hnsw:verbatim" in status.note()
+    assert not engine.building
+    answer = engine.answer("zebrafish quokka", DEFAULT_MODE, k=3)  # the searching engine
+    assert not answer.plan.degraded
+    assert not build.start([DEFAULT_MODE])  # nothing lacks any more
+
+
+def test_while_building_searches_use_what_exists_and_say_so(tiny, tmp_path):  # noqa: F811
+    palace = tiny[0]
+    engine = SearchEngine(palace, embedder="fake", inline_embed=0)
+    release, entered = threading.Event(), threading.Event()
+
+    class Held:  # a builder engine that waits until the test lets it build
+        def __init__(self):
+            self.inner = _builder(tmp_path / "palace.db")()
+            self.palace = self.inner.palace
+
+        def prepare(self, modes, progress=None):
+            progress("embedding verbatim", 1, 4)
+            entered.set()
+            release.wait(30)
+            self.inner.prepare(modes, progress=progress)
+
+    build = BackgroundBuild(engine, Held)
+    assert build.start([DEFAULT_MODE])
+    assert entered.wait(30)
+    assert build.running and not build.start([DEFAULT_MODE])  # one build at a time
+    assert engine.building == {VERBATIM: 3}  # the texts left, from the build's progress
+    answer = engine.answer("zebrafish quokka", DEFAULT_MODE, k=3)
+    assert answer.plan.missing == (VERBATIM,) and answer.plan.pending == (3,)
+    assert "building hnsw:verbatim in the background (embedding verbatim 1/4)" == \
+        build.status.note()
+    release.set()
+    build.join(30)
+    assert not engine.answer("zebrafish quokka", DEFAULT_MODE, k=3).plan.degraded
+
+
+def test_a_failed_build_is_reported_and_searches_go_on(tiny):  # noqa: F811
+    engine = SearchEngine(tiny[0], embedder="fake", inline_embed=0)
+
+    def broken():
+        raise OSError("disk full")
+
+    build = BackgroundBuild(engine, broken)
+    assert build.start([DEFAULT_MODE])
+    build.join(30)
+    assert "stopped: disk full" in build.status.note() and not build.running
+    assert not engine.building
+    assert engine.answer("quokka", DEFAULT_MODE, k=2).plan.missing == (VERBATIM,)
+
+
+def test_status_note_lists_what_comes_next():
+    status = BuildStatus(runs=("hnsw:verbatim", "hnsw:core"), run="hnsw:verbatim",
+                         step="embedding verbatim", done=10, total=40, running=True)
+    assert status.note() == ("building hnsw:verbatim in the background (embedding verbatim "
+                             "10/40); then hnsw:core")
+    assert status.fraction == 0.25
+    assert BuildStatus().note() == ""
