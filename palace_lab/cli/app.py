@@ -17,6 +17,9 @@ def launch(*, db: str | None = None, port: int = 8501, headless: bool = False) -
         from palace_lab.errors import PalaceError
 
         raise PalaceError(f"the app entry point {APP} is missing (install from a checkout)")
+    # Streamlit's first start asks for an e-mail address on the terminal unless headless; a start
+    # with no terminal to answer it (a script, a service, CI) would end at that prompt.
+    headless = headless or not sys.stdin.isatty()
     env = dict(os.environ, HF_HUB_OFFLINE="1")
     if db:
         env["PALACE_LAB_DB"] = str(Path(db).expanduser().resolve())

@@ -209,6 +209,19 @@ def test_the_lab_watches_no_files(monkeypatch):
     assert cmd[cmd.index("--server.fileWatcherType") + 1] == "none"
 
 
+@pytest.mark.parametrize("terminal", [True, False])
+def test_a_start_without_a_terminal_is_headless(monkeypatch, terminal):
+    """Streamlit's first-run e-mail prompt would end a start that has no terminal to answer it."""
+    from palace_lab.cli import app as app_launcher
+
+    seen = {}
+    monkeypatch.setattr(app_launcher.subprocess, "call", lambda cmd, **kw: seen.setdefault("cmd", cmd) and 0)
+    monkeypatch.setattr(app_launcher.sys.stdin, "isatty", lambda: terminal)
+    app_launcher.launch()
+    cmd = seen["cmd"]
+    assert cmd[cmd.index("--server.headless") + 1] == ("false" if terminal else "true")
+
+
 def test_uploads_leave_no_folder_behind():
     from ui.loading import saved_uploads
 
