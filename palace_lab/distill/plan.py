@@ -49,9 +49,13 @@ class DistillPlan:
 def plan_distill(palace: Palace, distiller: Distiller, *,
                  exchange_ids: Sequence[str] | None = None) -> DistillPlan:
     """The plan of a run of ``distiller`` over the palace (or over ``exchange_ids`` only)."""
-    scope = palace.exchanges()
-    if exchange_ids is not None:
-        wanted = set(exchange_ids)
-        scope = [e for e in scope if e.exchange_id in wanted]
-    pending = tuple(palace.pending_exchanges(distiller.version, scope))
-    return DistillPlan(distiller.version, pending, len(scope), distiller.estimate_cost(pending))
+    pending = tuple(palace.pending_exchanges(distiller.version, exchange_ids))
+    return DistillPlan(distiller.version, pending, scope_size(palace, exchange_ids),
+                       distiller.estimate_cost(pending))
+
+
+def scope_size(palace: Palace, exchange_ids: Sequence[str] | None = None) -> int:
+    """How many exchanges a run considers: the palace's, or those of ``exchange_ids`` it holds."""
+    if exchange_ids is None:
+        return palace.count("exchanges")
+    return len(set(exchange_ids) & palace.exchange_hashes().keys())

@@ -15,7 +15,8 @@ from dataclasses import dataclass, field, replace
 from typing import TYPE_CHECKING
 
 from palace_lab.distill.base import Distiller, DistillOutcome
-from palace_lab.distill.terms import corpus_stats
+from palace_lab.distill.corpus import palace_stats
+from palace_lab.distill.plan import scope_size
 from palace_lab.errors import BatchPendingError, BudgetExceededError
 from palace_lab.model import Exchange
 
@@ -100,13 +101,13 @@ def distill_palace(
     palace.register_distiller(version, distiller.backend, getattr(distiller, "config", None))
     if hasattr(distiller, "state"):
         distiller.state = KVState(palace, version)
-    everything = palace.exchanges()
-    wanted = None if exchange_ids is None else set(exchange_ids)
-    scope = [e for e in everything if wanted is None or e.exchange_id in wanted]
-    due = palace.pending_exchanges(version, scope)
+    due = palace.pending_exchanges(version, exchange_ids)
     pending = due[:limit]
-    summary = DistillSummary(version, total=len(pending), cached=len(scope) - len(due))
-    stats = corpus_stats((e.verbatim for e in everything), (e.dialogue for e in everything))
+    summary = DistillSummary(version, total=len(pending),
+                             cached=scope_size(palace, exchange_ids) - len(due))
+    if not pending:
+        return summary
+    stats = palace_stats(palace)
     distiller.prepare(pending)
     start = time.perf_counter()
     try:

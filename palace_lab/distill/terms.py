@@ -95,7 +95,17 @@ def corpus_stats(texts: Iterable[str], phrase_texts: Iterable[str] = ()) -> Corp
     Bigrams are counted over the (shorter) dialogue texts only: over whole exchanges with tool
     output they would cost memory and add nothing a person would call a topic.
     """
+    dialogues = list(phrase_texts)
+    n, df, stem_df, tokens = corpus_counts(texts, dialogues)
+    return CorpusStats(n_docs=n, term_df=dict(df), stem_df=dict(stem_df),
+                       dialogue_mean=tokens / len(dialogues) if dialogues else 0.0)
+
+
+def corpus_counts(texts: Iterable[str], dialogues: list[str]) -> tuple[int, Counter, Counter, int]:
+    """What :func:`corpus_stats` is made of, as sums (so counts of two corpora add up):
+    ``(documents, term df, stem df, dialogue tokens)``."""
     from palace_lab.distill.keywords import stem
+    from palace_lab.tokens import count_tokens
 
     df: Counter = Counter()
     stem_df: Counter = Counter()
@@ -105,19 +115,9 @@ def corpus_stats(texts: Iterable[str], phrase_texts: Iterable[str] = ()) -> Corp
         seen = set(terms(text))
         df.update(seen)
         stem_df.update({stem(t) for t in seen})
-    dialogues = list(phrase_texts)
     for text in dialogues:
         df.update(bigrams(terms(text)))
-    mean = _mean_tokens(dialogues)
-    return CorpusStats(n_docs=n, term_df=dict(df), stem_df=dict(stem_df), dialogue_mean=mean)
-
-
-def _mean_tokens(texts: list[str]) -> float:
-    if not texts:
-        return 0.0
-    from palace_lab.tokens import count_tokens
-
-    return sum(count_tokens(texts)) / len(texts)
+    return n, df, stem_df, sum(count_tokens(dialogues)) if dialogues else 0
 
 
 def idf(term: str, stats: CorpusStats) -> float:

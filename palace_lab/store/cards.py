@@ -8,7 +8,7 @@ other versions are never touched, so two prompts or two backends can be compared
 from __future__ import annotations
 
 import json
-from collections.abc import Iterable
+from collections.abc import Collection, Iterable
 
 from palace_lab.model import DistilledCard, Exchange, content_hash
 
@@ -79,15 +79,18 @@ class CardsMixin:
         return out
 
     def pending_exchanges(self, distiller: str,
-                          exchanges: list[Exchange] | None = None) -> list[Exchange]:
-        """Exchanges with no card of this version, or whose card was made from older text.
+                          exchange_ids: Collection[str] | None = None) -> list[Exchange]:
+        """Exchanges with no card of this version, or whose card was made from older text, in
+        conversation order; only those rows are read (``exchange_ids``: within these only)."""
+        from palace_lab.store.palace import _row_exchange
 
-        ``exchanges``: the palace's exchanges when the caller has them already loaded.
-        """
-        have = {r[0]: r[1] for r in self.conn.execute(
-            "SELECT exchange_id, exchange_hash FROM cards WHERE distiller=?", (distiller,))}
-        exchanges = self.exchanges() if exchanges is None else exchanges
-        return [e for e in exchanges if have.get(e.exchange_id) != e.hash]
+        rows = self.conn.execute(
+            "SELECT e.* FROM exchanges e JOIN conversations v USING (conversation_id)"
+            " LEFT JOIN cards c ON c.exchange_id = e.exchange_id AND c.distiller = ?"
+            " WHERE c.exchange_hash IS NULL OR c.exchange_hash <> e.hash"
+            " ORDER BY v.started_at, v.conversation_id, e.ply_start", (distiller,))
+        wanted = None if exchange_ids is None else set(exchange_ids)
+        return [_row_exchange(r) for r in rows if wanted is None or r["exchange_id"] in wanted]
 
     def latest_distiller(self) -> str | None:
         """The default version: the one covering the most exchanges, the newest among equals.

@@ -237,6 +237,10 @@ class Palace(ArchiveMixin, CardsMixin, VectorsMixin, EvaluationMixin):
             raise ValueError(f"unknown table {table!r}")
         return self.conn.execute(f"SELECT COUNT(*) FROM {table}").fetchone()[0]
 
+    def exchange_hashes(self) -> dict[str, str]:
+        """``{exchange_id: hash}`` of every exchange, reading no text."""
+        return dict(self.conn.execute("SELECT exchange_id, hash FROM exchanges"))
+
     def fingerprint(self) -> str:
         """Changes whenever the exchanges change: the key of every derived index."""
         rows = self.conn.execute("SELECT exchange_id, hash FROM exchanges ORDER BY exchange_id")
