@@ -116,6 +116,12 @@ class Delta:
         return cls(terms, arrays["indptr"], arrays["indices"], arrays["data"], rows)
 
 
+def delta_rows(folder: Path) -> int:
+    """How many delta rows the index saved in ``folder`` has (0 without a delta)."""
+    path = folder / FOLDER / "rows.json"
+    return int(json.loads(path.read_bytes())) if path.is_file() else 0
+
+
 def live_mask(ids: list[str]) -> np.ndarray | None:
     """True per row whose id is not blank; None when no row is blank."""
     mask = np.fromiter((bool(i) for i in ids), dtype=bool, count=len(ids))

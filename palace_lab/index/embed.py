@@ -215,10 +215,15 @@ def embedding_key(embedder: Embedder, text: str) -> str:
 
 def pending_embeddings(palace: Palace, embedder: Embedder, texts: Sequence[str]) -> int:
     """How many distinct ``texts`` have no vector of ``embedder`` in the palace yet."""
-    keys = list(dict.fromkeys(embedding_key(embedder, t) for t in texts))
+    return pending_keys(palace, embedder, [embedding_key(embedder, t) for t in texts])
+
+
+def pending_keys(palace: Palace, embedder: Embedder, keys: Sequence[str]) -> int:
+    """How many distinct embedding ``keys`` have no vector of ``embedder`` in the palace yet."""
+    unique = list(dict.fromkeys(keys))
     if palace is None:
-        return len(keys)
-    return len(keys) - len(palace.embedded(keys, embedder.name))
+        return len(unique)
+    return len(unique) - len(palace.embedded(unique, embedder.name))
 
 
 def embed_texts(palace: Palace, embedder: Embedder, texts: Sequence[str],

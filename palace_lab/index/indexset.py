@@ -21,7 +21,7 @@ from typing import TYPE_CHECKING
 
 import numpy as np
 
-from palace_lab.index.embed import Embedder, embed_texts, get_embedder, pending_embeddings
+from palace_lab.index.embed import Embedder, embed_texts, get_embedder, pending_keys
 from palace_lab.errors import SearchError
 from palace_lab.index import cache as files
 from palace_lab.index import bm25_delta, grow
@@ -30,10 +30,11 @@ from palace_lab.index.exact import Found
 from palace_lab.index.hnsw import HNSWParams
 from palace_lab.index.mechanisms import MECHANISMS, IndexParams, get_mechanism
 from palace_lab.index.layer_index import LayerIndex
-from palace_lab.index.previous import (behind_ids, bm25_with_delta, hnsw_change, previous_of,
-                                       row_keys, saver)
+from palace_lab.index.previous import (Previous, behind_ids, bm25_with_delta, hnsw_change,
+                                       previous_of, read_sources, reusable_rows, row_keys,
+                                       rows_note, saver, stable_part, write_rows_note)
 from palace_lab.index.tokenize import Tokenizer, TokenizerSettings
-from palace_lab.index.layers import get_layer, layer_texts
+from palace_lab.index.layers import get_layer, layer_sources, layer_texts, texts_of
 from palace_lab.model import content_hash
 
 if TYPE_CHECKING:
@@ -174,12 +175,23 @@ class IndexSet:
         stamp = self.palace.count_embeddings(self.embedder.name)
         note = held or (files.read_pending(self.root, name) if self.use_cache else None)
         if note is None or note[1] != stamp:
-            _, texts = self.layer_rows(layer)
-            note = [pending_embeddings(self.palace, self.embedder, texts), stamp]
+            note = [self._count_pending(layer), stamp]
             if self.use_cache:
                 files.write_pending(self.root, name, note)
         self._pending[name] = [note[0], note[1], self._state]
         return note[0]
+
+    def _count_pending(self, layer: str) -> int:
+        """Distinct texts of ``layer`` without a stored vector, counted from the layer's
+        embedding keys (those of its HNSW slot, for exact search too): only the rows changed
+        since the last count, or since the previous HNSW index, are read."""
+        key = self.key(layer, "hnsw")
+        previous = (rows_note(self.root, key) or previous_of(self.root, key)) \
+            if self.use_cache else None
+        ids, _, rows, sources = self._rows_now(layer, "hnsw", previous)
+        if self.use_cache and sources is not None:
+            write_rows_note(self.root, key, ids, rows, sources)
+        return pending_keys(self.palace, self.embedder, rows)
 
     def layer_rows(self, layer: str) -> tuple[list[str], list[str]]:
         """``(ids, texts)`` of ``layer`` now; the last layer read is kept until
@@ -214,18 +226,18 @@ class IndexSet:
 
     def _build(self, key: str, layer: str, mechanism: str, progress,
                compact: bool = False) -> LayerIndex:
-        start = time.perf_counter()
-        ids, texts = self.layer_rows(layer)
-        self.record(layer, mechanism, "texts", start, len(ids))
-        rows = row_keys(mechanism, texts, self.embedder, cached=self.use_cache)
+        previous = previous_of(self.root, key) if self.use_cache and not compact else None
+        ids, texts, rows, sources = self._rows_now(layer, mechanism, previous)
         grown = None
-        if rows and mechanism == "hnsw":
-            grown = self._grow(key, layer, ids, texts, rows, progress)
-        elif rows and mechanism == "bm25" and not compact:
-            grown = self._bm25_delta(key, layer, ids, texts, rows)
+        if rows and previous and mechanism == "hnsw":
+            grown = self._grow(previous, layer, ids, texts, rows, progress)
+        elif rows and previous and mechanism == "bm25":
+            grown = self._bm25_delta(previous, layer, ids, texts, rows)
         if grown:
             index, ids, rows = grown
         else:
+            if any(t is None for t in texts):  # a fresh build needs every text
+                ids, texts, rows, sources = self._rows_now(layer, mechanism, None)
             index = self._fresh(layer, mechanism, texts, progress)
         folder = None
         if self.use_cache:
@@ -235,7 +247,7 @@ class IndexSet:
                     "grown": bool(grown),
                     "built_at": time.strftime("%Y-%m-%dT%H:%M:%SZ", time.gmtime())}
             publish = files.replace if compact else files.publish
-            folder = publish(self.root, key, ids, meta, saver(index, rows))
+            folder = publish(self.root, key, ids, meta, saver(index, rows, sources))
             if isinstance(index, BM25Index):
                 index.source = folder / "bm25"  # the base folder (linked from) is pruned
             self.record(layer, mechanism, "save", start, len(ids))
@@ -260,9 +272,8 @@ class IndexSet:
                 return None
             base, base_ids = previous[0], previous[1]
             start = time.perf_counter()
-            ids, texts = self.layer_rows(layer)
-            out = behind_ids(previous, ids, row_keys(mechanism, texts, self.embedder,
-                                                      cached=self.use_cache))
+            ids, _, rows, _ = self._rows_now(layer, mechanism, previous)
+            out = behind_ids(previous, ids, rows)
             try:
                 index = MECHANISMS[mechanism].load(base, len(base_ids), self.params)
             except (OSError, ValueError):
@@ -287,22 +298,22 @@ class IndexSet:
             self._indexes[(layer, mechanism)] = (key, built)
             return built
 
-    def _bm25_delta(self, key: str, layer: str, ids: list[str], texts: list[str],
-                    rows: list[str]):
+    def _bm25_delta(self, previous: Previous, layer: str, ids: list[str],
+                    texts: list[str | None], rows: list[str]):
         """The previous BM25 index of this slot with the layer's changes as a delta, or None
         (:func:`palace_lab.index.previous.bm25_with_delta`)."""
-        previous = previous_of(self.root, key) if len(ids) > bm25_delta.DELTA_FROM else None
+        if len(ids) <= bm25_delta.DELTA_FROM:
+            return None
         start = time.perf_counter()
         made = bm25_with_delta(previous, ids, texts, rows, self.tokenizer)
         if made:
             self.record(layer, "bm25", "delta", start, made[0].size - made[0].main_rows)
         return made
 
-    def _grow(self, key: str, layer: str, ids: list[str], texts: list[str], rows: list[str],
-              progress):
+    def _grow(self, previous: Previous, layer: str, ids: list[str], texts: list[str | None],
+              rows: list[str], progress):
         """The previous HNSW index of this slot with the layer's changes applied, or None
-        when there is none or a rebuild is due (:mod:`palace_lab.index.grow`)."""
-        previous = previous_of(self.root, key)
+        when a rebuild is due (:mod:`palace_lab.index.grow`)."""
         change = hnsw_change(previous, ids, rows)
         if change is None:
             return None
@@ -315,6 +326,35 @@ class IndexSet:
                           vectors)
         self.record(layer, "hnsw", "grow", start, change.size())
         return grown
+
+    def _rows_now(self, layer: str, mechanism: str, previous: Previous | None):
+        """``(ids, texts, rows, sources)`` of the layer now: its rows' keys (:func:`row_keys`)
+        and, for a layer with a source, the stored hashes they are made from. When
+        ``previous`` knows the hashes its rows were made from, only the rows whose hash
+        changed are read: the others' texts are None and their keys the previous ones."""
+        start = time.perf_counter()
+        listed = layer_sources(self.palace, layer, self._distiller) \
+            if self.use_cache and mechanism in ("bm25", "hnsw") else None
+        known = read_sources(previous[0]) if listed and previous else None
+        if known is not None:
+            ids, hashes = listed
+            rows = reusable_rows(stable_part(previous, mechanism), known, ids, hashes)
+            todo = [i for i, r in enumerate(rows) if r is None]
+            try:
+                read = texts_of(self.palace, layer, self._distiller, [ids[i] for i in todo])
+            except KeyError:  # a row went away since the hashes were read: read it all
+                return self._rows_now(layer, mechanism, None)
+            texts: list[str | None] = [None] * len(ids)
+            for i, text, row in zip(todo, read, row_keys(mechanism, read, self.embedder,
+                                                          cached=True)):
+                texts[i], rows[i] = text, row
+            self.record(layer, mechanism, "texts", start, len(todo))
+            return ids, texts, rows, dict(zip(ids, hashes))
+        ids, texts = self.layer_rows(layer)
+        self.record(layer, mechanism, "texts", start, len(ids))
+        rows = row_keys(mechanism, texts, self.embedder, cached=self.use_cache)
+        sources = dict(zip(*listed)) if listed and listed[0] == ids else None
+        return ids, texts, rows, sources
 
     # -- building from scratch ------------------------------------------------------------
 

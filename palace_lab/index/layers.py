@@ -44,6 +44,11 @@ class LayerSpec:
     # False: text_fn reads only the card (gets None for the exchange), so the layer's texts
     # are read from the cards alone, without loading every exchange's verbatim text.
     needs_exchange: bool = True
+    # What a row's text is a function of, by its stored hash, so a change to a large layer
+    # re-reads only the rows whose hash changed (:func:`layer_sources`): "exchange" (the
+    # exchange's hash covers its verbatim text), "card" (the card's hash covers every card
+    # field), or None (the layer's texts are always read whole).
+    source: str | None = None
 
 
 def _verbatim(exchange: Exchange, card: DistilledCard | None) -> str:
@@ -77,18 +82,19 @@ def _toolcalls(exchange: Exchange, card: DistilledCard | None) -> str:
 
 
 LAYERS: dict[str, LayerSpec] = {
-    "verbatim": LayerSpec(False, _verbatim, "the whole exchange, tool input and output included"),
+    "verbatim": LayerSpec(False, _verbatim, "the whole exchange, tool input and output included",
+                          source="exchange"),
     "core": LayerSpec(True, _core, "distilled: exchange_core + specific_context (the paper's)",
-                      version=2, needs_exchange=False),
+                      version=2, needs_exchange=False, source="card"),
     "core+files": LayerSpec(True, _core_files, "distilled core + files_touched", version=2,
-                            needs_exchange=False),
+                            needs_exchange=False, source="card"),
     "core+rooms": LayerSpec(True, _core_rooms, "distilled core + room labels and keys",
-                            version=2, needs_exchange=False),
+                            version=2, needs_exchange=False, source="card"),
     "core+keywords": LayerSpec(True, _core_keywords,
                                "distilled core + keywords (the card's surviving vocabulary)",
-                               needs_exchange=False),
+                               needs_exchange=False, source="card"),
     "all": LayerSpec(True, _all, "every card field (what the budget counts as the card)",
-                     version=2, needs_exchange=False),
+                     version=2, needs_exchange=False, source="card"),
     "toolcalls": LayerSpec(False, _toolcalls, "the request + its tool-call compression (files "
                            "modified/read, commands, check outcomes)"),
 }
@@ -107,6 +113,38 @@ def get_layer(name: str) -> LayerSpec:
     return LAYERS[name]
 
 
+def _needs_distiller(spec: LayerSpec, layer: str, distiller: str | None) -> None:
+    if spec.needs_cards and not distiller:
+        raise SearchError(f"layer {layer!r} needs distilled cards and this palace has none; "
+                          "run `palace-lab distill --db DB` first")
+
+
+def layer_sources(palace: Palace, layer: str,
+                  distiller: str | None) -> tuple[list[str], list[str]] | None:
+    """``(exchange_ids, hashes)`` of one layer's rows in the order of :func:`layer_texts`,
+    each the stored hash its text is made from (``LayerSpec.source``), reading no text; None
+    for a layer without a source."""
+    spec = get_layer(layer)
+    _needs_distiller(spec, layer, distiller)
+    if spec.source == "exchange":
+        rows = palace.exchange_hashes()
+        return list(rows), list(rows.values())
+    if spec.source == "card":
+        cards = palace.card_hashes(distiller)
+        return [c[0] for c in cards], [c[2] for c in cards]
+    return None
+
+
+def texts_of(palace: Palace, layer: str, distiller: str | None, ids: list[str]) -> list[str]:
+    """The texts of the rows ``ids`` (all in the layer now) of a layer with a source."""
+    spec = get_layer(layer)
+    if spec.source == "exchange":
+        exchanges = palace.exchanges_by_id(ids)
+        return [spec.text_fn(exchanges[e], None) for e in ids]
+    cards = palace.cards_by_id(distiller, ids)
+    return [spec.text_fn(None, cards[e]) for e in ids]
+
+
 def layer_texts(palace: Palace, layer: str, distiller: str | None) -> tuple[list[str], list[str]]:
     """``(exchange_ids, texts)`` of one layer, in conversation order.
 
@@ -114,9 +152,7 @@ def layer_texts(palace: Palace, layer: str, distiller: str | None) -> tuple[list
     version (raises :class:`SearchError` when there is none).
     """
     spec = get_layer(layer)
-    if spec.needs_cards and not distiller:
-        raise SearchError(f"layer {layer!r} needs distilled cards and this palace has none; "
-                          "run `palace-lab distill --db DB` first")
+    _needs_distiller(spec, layer, distiller)
     if spec.needs_cards and not spec.needs_exchange:  # cards() is in conversation order too
         cards = palace.cards(distiller)
         return [c.exchange_id for c in cards], [spec.text_fn(None, c) for c in cards]

@@ -13,6 +13,7 @@ see the :class:`~palace_lab.index.indexset.IndexSet` that times and publishes wh
 
 from __future__ import annotations
 
+import json
 from pathlib import Path
 
 from palace_lab.index import bm25_delta, grow
@@ -69,6 +70,54 @@ def hnsw_change(previous: Previous | None, ids: list[str], rows: list[str]) -> g
     return change if grow.worth_growing(base_ids, change, len(ids)) else None
 
 
+def _note_name(key: str) -> str:
+    return f".rows~{key.rsplit('~', 1)[0]}~note"
+
+
+def rows_note(root: Path | None, key: str) -> Previous | None:
+    """The rows of ``key``'s slot as last counted (:func:`write_rows_note`), or None: a
+    previous index without an index, for counting what a vector layer lacks from its changed
+    rows only, before the layer has ever been built."""
+    folder = files.find(root, _note_name(key)) if root is not None else None
+    rows = grow.read_rows(folder) if folder else None
+    return (folder, files.read_ids(folder), rows) if rows is not None else None
+
+
+def write_rows_note(root: Path, key: str, ids: list[str], rows: list[str],
+                    sources: dict[str, str]) -> None:
+    """Remember the layer's rows now (ids, row keys, the hashes they are made from)."""
+    files.replace(root, _note_name(key), ids, {"rows_note": key}, saver(None, rows, sources))
+
+
+def read_sources(folder: Path) -> dict[str, str] | None:
+    """``{exchange_id: hash}`` the folder's rows were made from (``sources.json``), or None."""
+    try:
+        found = json.loads((folder / "sources.json").read_text(encoding="utf-8"))
+    except (OSError, ValueError):
+        return None
+    return found if isinstance(found, dict) else None
+
+
+def stable_part(previous: Previous, mechanism: str) -> Previous:
+    """The rows a change is measured against: a BM25 index's main rows (its delta rows are
+    added anew with every change, :func:`palace_lab.index.bm25_delta.with_delta`), every row
+    of an HNSW index."""
+    if mechanism != "bm25":
+        return previous
+    folder, ids, rows = previous
+    main = len(ids) - bm25_delta.delta_rows(folder)
+    return folder, ids[:main], rows[:main]
+
+
+def reusable_rows(previous: Previous, known: dict[str, str], ids: list[str],
+                  sources: list[str]) -> list[str | None]:
+    """Per row of the layer now, the previous index's row key where the row's stored hash is
+    the one that index was built from (so its text is unchanged and need not be read), else
+    None (its text must be read)."""
+    base = {e: r for e, r in zip(previous[1], previous[2]) if e}
+    return [base.get(e) if known.get(e) == s else None for e, s in zip(ids, sources)]
+
+
 def behind_ids(previous: Previous, ids: list[str], rows: list[str]) -> list[str]:
     """The previous index's ids with the rows whose exchange is gone or whose text changed
     blanked to ``""`` (never returned): a search behind the layer uses it as it is."""
@@ -79,10 +128,14 @@ def behind_ids(previous: Previous, ids: list[str], rows: list[str]) -> list[str]
     return out
 
 
-def saver(index, rows: list[str] | None):
-    """Writes the index files and, for a grown-able index, its rows' embedding keys."""
+def saver(index, rows: list[str] | None, sources: dict[str, str] | None = None):
+    """Writes the index files and, for a grown-able index, its rows' keys and the stored
+    hashes its rows were made from (:func:`read_sources`)."""
     def save(folder: Path) -> None:
-        index.save(folder)
+        if index is not None:
+            index.save(folder)
         if rows is not None:
             grow.write_rows(folder, rows)
+        if rows is not None and sources is not None:
+            (folder / "sources.json").write_text(json.dumps(sources), encoding="utf-8")
     return save

@@ -8,7 +8,7 @@ other versions are never touched, so two prompts or two backends can be compared
 from __future__ import annotations
 
 import json
-from collections.abc import Collection, Iterable
+from collections.abc import Collection, Iterable, Sequence
 
 from palace_lab.model import DistilledCard, Exchange, content_hash
 
@@ -62,6 +62,26 @@ class CardsMixin:
             " WHERE c.distiller=? ORDER BY v.started_at, v.conversation_id, e.ply_start",
             (distiller,))
         return [_row_card(r) for r in rows]
+
+    def card_hashes(self, distiller: str) -> list[tuple[str, str, str]]:
+        """``(exchange_id, exchange hash, card hash)`` of one version's cards, in the order of
+        :meth:`cards`, reading no text."""
+        return self.conn.execute(
+            "SELECT c.exchange_id, e.hash, c.hash FROM cards c JOIN exchanges e USING (exchange_id)"
+            " JOIN conversations v ON v.conversation_id = e.conversation_id"
+            " WHERE c.distiller=? ORDER BY v.started_at, v.conversation_id, e.ply_start",
+            (distiller,)).fetchall()
+
+    def cards_by_id(self, distiller: str, ids: Sequence[str]) -> dict[str, DistilledCard]:
+        """The cards of ``ids`` (those that exist) of one version, by exchange id."""
+        out: dict[str, DistilledCard] = {}
+        for i in range(0, len(ids), 500):  # stay under SQLite's variable limit
+            chunk = list(ids[i:i + 500])
+            marks = ",".join("?" * len(chunk))
+            for r in self.conn.execute(f"SELECT * FROM cards WHERE distiller=? AND exchange_id"
+                                       f" IN ({marks})", [distiller, *chunk]):
+                out[r["exchange_id"]] = _row_card(r)
+        return out
 
     def card_map(self, distiller: str) -> dict[str, DistilledCard]:
         return {c.exchange_id: c for c in self.cards(distiller)}

@@ -238,8 +238,10 @@ class Palace(ArchiveMixin, CardsMixin, VectorsMixin, EvaluationMixin):
         return self.conn.execute(f"SELECT COUNT(*) FROM {table}").fetchone()[0]
 
     def exchange_hashes(self) -> dict[str, str]:
-        """``{exchange_id: hash}`` of every exchange, reading no text."""
-        return dict(self.conn.execute("SELECT exchange_id, hash FROM exchanges"))
+        """``{exchange_id: hash}`` of every exchange in conversation order, reading no text."""
+        return dict(self.conn.execute(
+            "SELECT e.exchange_id, e.hash FROM exchanges e JOIN conversations c"
+            " USING (conversation_id) ORDER BY c.started_at, c.conversation_id, e.ply_start"))
 
     def fingerprint(self) -> str:
         """Changes whenever the exchanges change: the key of every derived index."""
