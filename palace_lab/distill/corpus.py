@@ -71,18 +71,24 @@ def palace_stats(palace: Palace) -> CorpusStats:
                 _add(held, palace, added, current, gone)
                 _write(folder, held)
             return held.stats()
-    counts = _count(palace, list(current), current)
+    counts = _count(palace, None, current)
     if folder and len(current) > FULL_FROM:
         _write(folder, counts)
     return counts.stats()
 
 
-def _count(palace: Palace, ids: list[str], hashes: dict[str, str]) -> Counts:
-    exchanges = palace.exchanges_by_id(ids) if len(ids) < len(hashes) else \
-        {e.exchange_id: e for e in palace.exchanges()}
-    docs, term_df, stem_df, tokens = corpus_counts((e.verbatim for e in exchanges.values()),
-                                                   [e.dialogue for e in exchanges.values()])
-    return Counts({e: hashes[e] for e in exchanges}, docs, term_df, stem_df, tokens, base=docs)
+def _count(palace: Palace, ids: list[str] | None, hashes: dict[str, str]) -> Counts:
+    """Counts of the exchanges ``ids`` (None: every exchange, its texts streamed)."""
+    if ids is None:
+        texts, dialogues = palace.exchange_texts("verbatim"), palace.exchange_texts("dialogue")
+        covers = dict(hashes)
+    else:
+        exchanges = palace.exchanges_by_id(ids)
+        texts = (e.verbatim for e in exchanges.values())
+        dialogues = (e.dialogue for e in exchanges.values())
+        covers = {e: hashes[e] for e in exchanges}
+    docs, term_df, stem_df, tokens = corpus_counts(texts, dialogues)
+    return Counts(covers, docs, term_df, stem_df, tokens, base=docs)
 
 
 def _add(held: Counts, palace: Palace, added: list[str], current: dict[str, str],

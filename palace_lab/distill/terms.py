@@ -101,9 +101,10 @@ def corpus_stats(texts: Iterable[str], phrase_texts: Iterable[str] = ()) -> Corp
                        dialogue_mean=tokens / len(dialogues) if dialogues else 0.0)
 
 
-def corpus_counts(texts: Iterable[str], dialogues: list[str]) -> tuple[int, Counter, Counter, int]:
+def corpus_counts(texts: Iterable[str], dialogues: Iterable[str]) -> tuple[int, Counter, Counter, int]:
     """What :func:`corpus_stats` is made of, as sums (so counts of two corpora add up):
-    ``(documents, term df, stem df, dialogue tokens)``."""
+    ``(documents, term df, stem df, dialogue tokens)``. Both inputs are read once, in order,
+    so they can be streamed."""
     from palace_lab.distill.keywords import stem
     from palace_lab.tokens import count_tokens
 
@@ -115,9 +116,13 @@ def corpus_counts(texts: Iterable[str], dialogues: list[str]) -> tuple[int, Coun
         seen = set(terms(text))
         df.update(seen)
         stem_df.update({stem(t) for t in seen})
+    tokens, batch = 0, []
     for text in dialogues:
         df.update(bigrams(terms(text)))
-    return n, df, stem_df, sum(count_tokens(dialogues)) if dialogues else 0
+        batch.append(text)
+        if len(batch) == 1024:
+            tokens, batch = tokens + sum(count_tokens(batch)), []
+    return n, df, stem_df, tokens + (sum(count_tokens(batch)) if batch else 0)
 
 
 def idf(term: str, stats: CorpusStats) -> float:

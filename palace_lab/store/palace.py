@@ -221,6 +221,13 @@ class Palace(ArchiveMixin, CardsMixin, VectorsMixin, EvaluationMixin):
                 out[r["exchange_id"]] = _row_exchange(r)
         return out
 
+    def exchange_texts(self, column: str) -> Iterator[str]:
+        """The ``verbatim`` or ``dialogue`` text of every exchange, streamed (never all held)."""
+        if column not in ("verbatim", "dialogue"):
+            raise ValueError(f"no text column {column!r}")
+        for (text,) in self.conn.execute(f"SELECT {column} FROM exchanges"):
+            yield text
+
     def exchange_facets(self) -> dict[str, tuple[str | None, str | None]]:
         """``{exchange_id: (project, timestamp)}`` of every exchange, reading no text."""
         rows = self.conn.execute("SELECT exchange_id, project, timestamp FROM exchanges")

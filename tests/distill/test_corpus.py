@@ -62,8 +62,13 @@ def test_new_exchanges_are_added_to_the_kept_counts(palace, large, monkeypatch):
     say(palace, "n1", "TimeoutError in PostingManager")
     counted = []
     real = corpus.corpus_counts
-    monkeypatch.setattr(corpus, "corpus_counts",
-                        lambda texts, dialogues: counted.append(len(dialogues)) or real(texts, dialogues))
+
+    def spy(texts, dialogues):
+        made = real(texts, dialogues)
+        counted.append(made[0])  # documents counted
+        return made
+
+    monkeypatch.setattr(corpus, "corpus_counts", spy)
     same(corpus.palace_stats(palace), whole(palace))  # additions only: exact
     assert counted == [1]  # one exchange read and counted, not five
     same(corpus.palace_stats(palace), whole(palace))
