@@ -45,7 +45,8 @@ def cards_fingerprint(palace: Palace, distiller: str | None) -> str:
     if not distiller:
         return ""
     rows = palace.conn.execute(
-        "SELECT exchange_id, hash FROM cards WHERE distiller=? ORDER BY exchange_id", (distiller,))
+        "SELECT exchange_id, hash FROM cards INDEXED BY cards_by_version WHERE distiller=?"
+        " ORDER BY exchange_id", (distiller,))
     return content_hash(distiller, *(f"{a}:{b}" for a, b in rows))
 
 

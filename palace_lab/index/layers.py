@@ -131,7 +131,7 @@ def layer_sources(palace: Palace, layer: str,
         return list(rows), list(rows.values())
     if spec.source == "card":
         cards = palace.card_hashes(distiller)
-        return [c[0] for c in cards], [c[2] for c in cards]
+        return [c[0] for c in cards], [c[1] for c in cards]
     return None
 
 

@@ -63,14 +63,14 @@ class CardsMixin:
             (distiller,))
         return [_row_card(r) for r in rows]
 
-    def card_hashes(self, distiller: str) -> list[tuple[str, str, str]]:
-        """``(exchange_id, exchange hash, card hash)`` of one version's cards, in the order of
-        :meth:`cards`, reading no text."""
+    def card_hashes(self, distiller: str) -> list[tuple[str, str]]:
+        """``(exchange_id, card hash)`` of one version's cards, in the order of :meth:`cards`,
+        reading no text (both from indexes)."""
         return self.conn.execute(
-            "SELECT c.exchange_id, e.hash, c.hash FROM cards c JOIN exchanges e USING (exchange_id)"
+            "SELECT c.exchange_id, c.hash FROM exchanges e INDEXED BY exchanges_in_order"
+            " JOIN cards c INDEXED BY cards_by_version ON c.distiller=? AND c.exchange_id = e.exchange_id"
             " JOIN conversations v ON v.conversation_id = e.conversation_id"
-            " WHERE c.distiller=? ORDER BY v.started_at, v.conversation_id, e.ply_start",
-            (distiller,)).fetchall()
+            " ORDER BY v.started_at, v.conversation_id, e.ply_start", (distiller,)).fetchall()
 
     def cards_by_id(self, distiller: str, ids: Sequence[str]) -> dict[str, DistilledCard]:
         """The cards of ``ids`` (those that exist) of one version, by exchange id."""

@@ -74,10 +74,19 @@ CREATE TABLE archive_events (
 # The card's fifth field (keywords, a JSON list); cards made before it have none.
 M003_CARD_KEYWORDS = "ALTER TABLE cards ADD COLUMN keywords_json TEXT NOT NULL DEFAULT '[]'"
 
+# What keys every derived index and incremental read (ids and hashes, in conversation order)
+# without reading the rows: an exchange's hash is stored after its texts, so reading it from
+# the table walks every page of the verbatim text (the whole palace, at 50,000 exchanges).
+M004_HASH_INDEXES = """
+CREATE INDEX exchanges_in_order ON exchanges(conversation_id, ply_start, exchange_id, hash);
+CREATE INDEX cards_by_version ON cards(distiller, exchange_id, hash);
+"""
+
 MIGRATIONS: tuple[tuple[str, str], ...] = (
     ("m001_create_tables", M001_CREATE_TABLES),
     ("m002_archive_events", M002_ARCHIVE_EVENTS),
     ("m003_card_keywords", M003_CARD_KEYWORDS),
+    ("m004_hash_indexes", M004_HASH_INDEXES),
 )
 
 

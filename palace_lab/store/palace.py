@@ -247,12 +247,14 @@ class Palace(ArchiveMixin, CardsMixin, VectorsMixin, EvaluationMixin):
     def exchange_hashes(self) -> dict[str, str]:
         """``{exchange_id: hash}`` of every exchange in conversation order, reading no text."""
         return dict(self.conn.execute(
-            "SELECT e.exchange_id, e.hash FROM exchanges e JOIN conversations c"
-            " USING (conversation_id) ORDER BY c.started_at, c.conversation_id, e.ply_start"))
+            "SELECT e.exchange_id, e.hash FROM exchanges e INDEXED BY exchanges_in_order"
+            " JOIN conversations c USING (conversation_id)"
+            " ORDER BY c.started_at, c.conversation_id, e.ply_start"))
 
     def fingerprint(self) -> str:
         """Changes whenever the exchanges change: the key of every derived index."""
-        rows = self.conn.execute("SELECT exchange_id, hash FROM exchanges ORDER BY exchange_id")
+        rows = self.conn.execute("SELECT exchange_id, hash FROM exchanges"
+                                 " INDEXED BY exchanges_in_order ORDER BY exchange_id")
         return content_hash(*(f"{a}:{b}" for a, b in rows))
 
     def verify(self) -> VerifyReport:

@@ -138,3 +138,30 @@ def test_a_new_palace_on_a_file_system_without_hard_links(tmp_path, monkeypatch)
     with Palace.open(tmp_path / "new.db") as palace:
         assert palace.count("exchanges") == 0
     assert sorted(p.name for p in tmp_path.iterdir()) == ["new.db"]
+
+
+def test_ids_and_hashes_are_read_from_covering_indexes(palace):
+    """The hashes every fingerprint and incremental read needs come from indexes, never from
+    the exchange rows (whose hash is stored after the verbatim text: reading it walks every
+    page of that text)."""
+    from tiny_palace import fill
+
+    from palace_lab.distill.rules import RulesDistiller
+    from palace_lab.distill.run import distill_palace
+
+    fill(palace, 3)
+    distill_palace(palace, RulesDistiller())
+    version = palace.latest_distiller()
+    traced = []
+    palace.conn.set_trace_callback(traced.append)
+    order = palace.exchange_hashes()
+    assert [c[0] for c in palace.card_hashes(version)] == list(order)
+    palace.fingerprint()
+    palace.conn.set_trace_callback(None)
+    assert len(traced) == 3
+    for sql in traced:
+        plan = [r[3] for r in palace.conn.execute("EXPLAIN QUERY PLAN " + sql,
+                                                  (version,) if "?" in sql else ())]
+        reads = [step for step in plan if step.split()[1] in ("exchanges", "e")]
+        assert reads and all("COVERING INDEX" in step for step in reads), (sql, plan)
+        assert "cards" not in sql or any("COVERING INDEX cards_by_version" in p for p in plan)
