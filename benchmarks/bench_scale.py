@@ -155,10 +155,15 @@ def embedding_rate(palace, sample: int) -> float:
 
 
 def first_search(db: str, palace) -> dict:
-    """``palace-lab search`` on a palace without indexes: the default mode as it can answer."""
+    """``palace-lab search`` on a palace without indexes: the default mode as it can answer.
+    Every index folder is deleted first; the distiller's corpus counts (not an index) stay."""
+    from palace_lab.distill import corpus
     from palace_lab.index import cache as index_files
 
-    shutil.rmtree(index_files.cache_root(palace), ignore_errors=True)
+    root = index_files.cache_root(palace)
+    for entry in root.iterdir() if root.is_dir() else ():
+        if entry.name != corpus.FOLDER:
+            shutil.rmtree(entry) if entry.is_dir() else entry.unlink()
     cached = palace.count_embeddings("all-MiniLM-L6-v2")  # a reused palace keeps its vectors
     run = cli(db, "search", QUERY, "--json")
     return {**_step(run), "hits": len(json.loads(run["stdout"])),

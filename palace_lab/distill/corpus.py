@@ -38,6 +38,7 @@ if TYPE_CHECKING:
 FULL_FROM = 5_000
 RECOUNT_SHARE = 0.05
 FORMAT = 1  # bump when what the counts hold changes (terms(), bigrams(), stems)
+FOLDER = "corpus"  # under the palace's cache root, beside the index folders
 
 
 @dataclass
@@ -109,7 +110,7 @@ def _folder(palace: Palace) -> Path | None:
 
     if not palace.path or str(palace.path) == ":memory:":
         return None
-    return cache_root(palace) / "corpus" / f"v{FORMAT}"
+    return cache_root(palace) / FOLDER / f"v{FORMAT}"
 
 
 def _read(folder: Path) -> Counts | None:
