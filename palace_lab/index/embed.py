@@ -21,7 +21,6 @@ from __future__ import annotations
 import hashlib
 import os
 import re
-import sys
 import threading
 from abc import ABC, abstractmethod
 from collections.abc import Callable, Sequence
@@ -128,16 +127,16 @@ class MiniLMEmbedder(Embedder):
     default: ~30 long texts/s on 2 threads; 512 halves that). A non-default length is part of
     ``name``, so vectors of different truncations never mix in the cache.
 
-    Threads: batches run on ``threads`` torch threads (default ``os.cpu_count()``); a batch of
-    at most ``small_batch`` texts (a query) runs on one thread, because splitting one short
-    text across threads only adds waiting (on a busy 2-core machine one query took 8.8 ms on 1
-    thread and 262 ms on 2).
+    Threads: batches run on ``threads`` torch threads (default ``os.cpu_count()``). A query
+    runs on one thread, because splitting one short text across threads only adds waiting (on
+    a busy 2-core machine one query took 8.8 ms on 1 thread and 262 ms on 2).
 
-    Queries in a process that has not imported torch are embedded by the same network in
+    Queries (batches of at most ``small_batch`` texts) are embedded by the same network in
     numpy (:mod:`palace_lab.index.minilm_numpy`, equal vectors), on one BLAS thread: a one-shot
     ``palace-lab search`` then never imports torch and sentence-transformers (6 s + 17 s
-    measured under load). Once torch is loaded (the process embedded documents), queries go
-    through it: same-process p50 under load 36-40 ms in torch against 90 ms in numpy.
+    measured under load), and numpy is faster than torch for one short text even where torch
+    is loaded (a process that embedded documents): p50 37-40 ms against 52-55 ms in torch,
+    interleaved in one process on a loaded 2-core machine.
     """
 
     dim = 384
@@ -154,15 +153,14 @@ class MiniLMEmbedder(Embedder):
     def embed_batch(self, texts: Sequence[str]) -> np.ndarray:
         if not texts:
             return np.zeros((0, self.dim), dtype=np.float32)
-        if len(texts) <= self.small_batch and "torch" not in sys.modules:
+        if len(texts) <= self.small_batch:
             return _numpy_embed(self.max_seq_length, texts)
         import torch
 
         model = _load_minilm(self.max_seq_length)
-        threads = 1 if len(texts) <= self.small_batch else self.threads
         with _MODEL_LOCK:
-            if torch.get_num_threads() != threads:
-                torch.set_num_threads(threads)
+            if torch.get_num_threads() != self.threads:
+                torch.set_num_threads(self.threads)
             vectors = model.encode(list(texts), batch_size=self.batch_size,
                                    show_progress_bar=False, convert_to_numpy=True,
                                    normalize_embeddings=True)
