@@ -117,6 +117,46 @@ def baseline_code(rev: str) -> Path | None:
     return target
 
 
+def baseline_palace(db: Path, code: Path) -> Path | None:
+    """A copy of ``db`` that today's code opens, or None (said in the log).
+
+    Today's code refuses a palace of a newer schema. Where the later migrations only add
+    indexes (m004's covering indexes), the copy drops them and carries the older version
+    number: the same rows, as today's code made them. Its index folders are its own (the
+    copy has another path), built by the unmeasured first call of :func:`warm_cli`.
+    """
+    import re
+    import sqlite3
+
+    from palace_lab.store.migrations import MIGRATIONS
+
+    found = subprocess.run(
+        [sys.executable, "-c", "from palace_lab.store.migrations import MIGRATIONS;"
+                               "print(len(MIGRATIONS))"],
+        cwd=str(code), env={**os.environ, "PYTHONPATH": str(code)}, capture_output=True,
+        text=True)
+    if found.returncode:
+        log(f"today's path has no readable schema version: {found.stderr[-300:]}")
+        return None
+    theirs = int(found.stdout)
+    later = [sql for _, sql in MIGRATIONS[theirs:]]
+    indexes = [name for sql in later for name in re.findall(r"CREATE INDEX (\w+)", sql)]
+    if any(re.search(r"\b(TABLE|COLUMN)\b", sql) for sql in later):
+        log(f"today's path (schema {theirs}) cannot read this palace's tables: skipped")
+        return None
+    copy = code / "today.db"  # removed with the code's folder
+    source, target = sqlite3.connect(db), sqlite3.connect(copy)
+    try:
+        source.backup(target)
+        for name in indexes:
+            target.execute(f"DROP INDEX IF EXISTS {name}")
+        target.execute(f"PRAGMA user_version = {theirs}")
+        target.commit()
+    finally:
+        source.close(), target.close()
+    return copy
+
+
 def build(args, work: Path, db: Path) -> dict:
     from palace_lab.store import Palace
     from palace_lab.synth import generate
@@ -365,8 +405,9 @@ def run(args) -> dict:
             result["index"] = _step(cli(str(db), "index"))
         log("warm reopen")
         result["warm_cli"] = warm_cli(str(db), args.repeat)
-        if base:
-            result["today_warm_cli"] = warm_cli(str(db), args.repeat, code=base)
+        today_db = baseline_palace(db, base) if base else None
+        if today_db:
+            result["today_warm_cli"] = warm_cli(str(today_db), args.repeat, code=base)
         queries = [q["query"] for q in palace.queries(QUERY_SET)][:args.queries] or [QUERY]
         log("query latency")
         result["latency"] = query_latency(palace, queries)

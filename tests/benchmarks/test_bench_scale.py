@@ -28,3 +28,33 @@ def test_seed_approach_uses_stored_vectors_only(tiny):  # noqa: F811
     lexical = bench_scale.seed_approach(palace, ["zebrafish", "quokka retry"])
     assert lexical["queries"] == 2 and not lexical["vectors"] and lexical["p50_ms"] > 0
     assert bench_scale.parse_args(["--size", "100000"]).exchanges == 100000
+
+
+
+def test_todays_path_reads_a_copy_without_the_later_indexes(tiny):  # noqa: F811
+    """Today's code (git revision BASELINE_REV, three migrations) reads a copy of the palace
+    without m004's indexes at version 3, every row kept, and its ``palace-lab search`` finds
+    the exchange this code finds first."""
+    import shutil
+    import sqlite3
+
+    import pytest
+
+    palace = tiny[0]
+    code = bench_scale.baseline_code(bench_scale.BASELINE_REV)
+    if code is None:
+        pytest.skip(f"revision {bench_scale.BASELINE_REV} is not in this clone's history")
+    try:
+        copy = bench_scale.baseline_palace(Path(palace.path), code)
+        assert copy and copy.parent == code
+        with sqlite3.connect(copy) as conn:
+            assert conn.execute("PRAGMA user_version").fetchone()[0] == 3
+            names = {row[0] for row in conn.execute("SELECT name FROM sqlite_master")}
+            rows = conn.execute("SELECT COUNT(*) FROM exchanges").fetchone()[0]
+        assert "exchanges_in_order" not in names and "cards_by_version" not in names
+        assert rows == palace.count("exchanges")
+        today = bench_scale.cli(str(copy), "search", "zebrafish", code=code)["stdout"]
+        ours = bench_scale.cli(str(palace.path), "search", "zebrafish")["stdout"]
+        assert today.split()[:3] and today.split()[2] == ours.split()[2]  # the same first id
+    finally:
+        shutil.rmtree(code, ignore_errors=True)
