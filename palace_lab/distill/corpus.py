@@ -106,11 +106,9 @@ def _add(held: Counts, palace: Palace, added: list[str], current: dict[str, str]
 # -- files ----------------------------------------------------------------------------------
 
 def _folder(palace: Palace) -> Path | None:
-    from palace_lab.index.cache import cache_root
-
     if not palace.path or str(palace.path) == ":memory:":
         return None
-    return cache_root(palace) / FOLDER / f"v{FORMAT}"
+    return palace.derived_root / FOLDER / f"v{FORMAT}"
 
 
 def _read(folder: Path) -> Counts | None:

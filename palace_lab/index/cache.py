@@ -59,7 +59,7 @@ def folder_name(layer: str, mechanism: str, slot: str, content: str) -> str:
 
 
 def cache_root(palace: Palace) -> Path:
-    return Path(f"{palace.path}.indexes")
+    return palace.derived_root
 
 
 def find(root: Path, name: str) -> Path | None:

@@ -189,7 +189,8 @@ class IndexSet:
         previous = (rows_note(self.root, key) or previous_of(self.root, key)) \
             if self.use_cache else None
         ids, _, rows, sources = self._rows_now(layer, "hnsw", previous)
-        if self.use_cache and sources is not None:
+        unchanged = previous is not None and previous[1] == ids and previous[2] == rows
+        if self.use_cache and sources is not None and not unchanged:
             write_rows_note(self.root, key, ids, rows, sources)
         return pending_keys(self.palace, self.embedder, rows)
 
@@ -227,6 +228,8 @@ class IndexSet:
     def _build(self, key: str, layer: str, mechanism: str, progress,
                compact: bool = False) -> LayerIndex:
         previous = previous_of(self.root, key) if self.use_cache and not compact else None
+        if previous and mechanism == "bm25" and len(previous[1]) <= bm25_delta.DELTA_FROM:
+            previous = None  # a small BM25 layer is rebuilt whole: read its texts once
         ids, texts, rows, sources = self._rows_now(layer, mechanism, previous)
         grown = None
         if rows and previous and mechanism == "hnsw":

@@ -11,6 +11,7 @@ import json
 from collections.abc import Collection, Iterable, Sequence
 
 from palace_lab.model import DistilledCard, Exchange, content_hash
+from palace_lab.store.opening import rows_in
 
 
 def card_hash(card: DistilledCard) -> str:
@@ -74,14 +75,9 @@ class CardsMixin:
 
     def cards_by_id(self, distiller: str, ids: Sequence[str]) -> dict[str, DistilledCard]:
         """The cards of ``ids`` (those that exist) of one version, by exchange id."""
-        out: dict[str, DistilledCard] = {}
-        for i in range(0, len(ids), 500):  # stay under SQLite's variable limit
-            chunk = list(ids[i:i + 500])
-            marks = ",".join("?" * len(chunk))
-            for r in self.conn.execute(f"SELECT * FROM cards WHERE distiller=? AND exchange_id"
-                                       f" IN ({marks})", [distiller, *chunk]):
-                out[r["exchange_id"]] = _row_card(r)
-        return out
+        rows = rows_in(self.conn, "SELECT * FROM cards WHERE distiller=? AND exchange_id"
+                                  " IN ({marks})", ids, distiller)
+        return {r["exchange_id"]: _row_card(r) for r in rows}
 
     def card_map(self, distiller: str) -> dict[str, DistilledCard]:
         return {c.exchange_id: c for c in self.cards(distiller)}

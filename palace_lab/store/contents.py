@@ -16,6 +16,8 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import TYPE_CHECKING
 
+from palace_lab.store.opening import rows_in
+
 if TYPE_CHECKING:
     from palace_lab.store.palace import Palace
 
@@ -73,12 +75,8 @@ def holds_sample(palace: Palace, sample_dir: str | Path) -> bool:
 
 def titles(palace: Palace, conversation_ids) -> dict[str, str | None]:
     """``{conversation_id: title}`` of the given conversations."""
-    ids = list(dict.fromkeys(conversation_ids))
-    if not ids:
-        return {}
-    marks = ",".join("?" * len(ids))
-    rows = palace.conn.execute(f"SELECT conversation_id, title FROM conversations WHERE"
-                               f" conversation_id IN ({marks})", ids)
+    rows = rows_in(palace.conn, "SELECT conversation_id, title FROM conversations WHERE"
+                                " conversation_id IN ({marks})", dict.fromkeys(conversation_ids))
     return {a: b for a, b in rows}
 
 

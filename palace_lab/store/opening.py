@@ -15,6 +15,7 @@ from __future__ import annotations
 import os
 import sqlite3
 import threading
+from collections.abc import Iterator
 from pathlib import Path
 
 from palace_lab.errors import StoreError
@@ -53,6 +54,22 @@ def connect(path: Path) -> sqlite3.Connection:
                              " read-only or missing?") from None
         raise StoreError(f"{path} is not a palace file ({exc})") from None
     return conn
+
+
+# SQLite caps a statement's variables (999 before 3.32): keys go to ``IN (...)`` in chunks.
+IN_CHUNK = 500
+
+
+def rows_in(conn: sqlite3.Connection, sql: str, keys, *leading) -> Iterator[sqlite3.Row]:
+    """The rows of ``sql`` for every key of ``keys``, ``IN`` lists in chunks of IN_CHUNK.
+
+    ``sql`` holds ``{marks}`` where the placeholders of one chunk go; ``leading`` are the
+    parameters before them (e.g. a model or distiller name)."""
+    keys = list(keys)
+    for i in range(0, len(keys), IN_CHUNK):
+        chunk = keys[i:i + IN_CHUNK]
+        yield from conn.execute(sql.format(marks=",".join("?" * len(chunk))),
+                                [*leading, *chunk])
 
 
 def check_is_palace(conn: sqlite3.Connection, path: Path, adopt_empty: bool) -> None:

@@ -34,7 +34,8 @@ from palace_lab.store.cards import CardsMixin
 from palace_lab.store.evaluation import EvaluationMixin
 from palace_lab.store.migrations import migrate
 from palace_lab.store.opening import (
-    WAIT_FOR_WRITER_S, check_is_palace, connect, create_palace, is_busy, path_exists, store_error,
+    WAIT_FOR_WRITER_S, check_is_palace, connect, create_palace, is_busy, path_exists, rows_in,
+    store_error,
 )
 from palace_lab.store.vectors import VectorsMixin
 
@@ -97,6 +98,12 @@ class Palace(ArchiveMixin, CardsMixin, VectorsMixin, EvaluationMixin):
             conn.close()
             raise
         return cls(path, conn)
+
+    @property
+    def derived_root(self) -> Path:
+        """The folder beside the file that holds what is derived from it and can be made
+        again (search indexes, corpus counts, figures): ``<palace file>.indexes``."""
+        return Path(f"{self.path}.indexes")
 
     def close(self) -> None:
         self.conn.close()
@@ -212,14 +219,8 @@ class Palace(ArchiveMixin, CardsMixin, VectorsMixin, EvaluationMixin):
 
     def exchanges_by_id(self, ids: list[str]) -> dict[str, Exchange]:
         """The exchanges of ``ids`` that exist, by id (reads only those rows)."""
-        out: dict[str, Exchange] = {}
-        for i in range(0, len(ids), 500):  # stay under SQLite's variable limit
-            chunk = ids[i:i + 500]
-            marks = ",".join("?" * len(chunk))
-            for r in self.conn.execute(f"SELECT * FROM exchanges WHERE exchange_id IN ({marks})",
-                                       chunk):
-                out[r["exchange_id"]] = _row_exchange(r)
-        return out
+        rows = rows_in(self.conn, "SELECT * FROM exchanges WHERE exchange_id IN ({marks})", ids)
+        return {r["exchange_id"]: _row_exchange(r) for r in rows}
 
     def exchange_texts(self, column: str) -> Iterator[str]:
         """The ``verbatim`` or ``dialogue`` text of every exchange, streamed (never all held)."""

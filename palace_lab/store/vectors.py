@@ -8,6 +8,8 @@ from __future__ import annotations
 
 import numpy as np
 
+from palace_lab.store.opening import rows_in
+
 
 def to_blob(vector: np.ndarray) -> bytes:
     return np.asarray(vector, dtype="<f4").tobytes()
@@ -22,16 +24,9 @@ def from_blob(blob: bytes, dim: int) -> np.ndarray:
 
 class VectorsMixin:
     def get_embeddings(self, hashes: list[str], model: str) -> dict[str, np.ndarray]:
-        out: dict[str, np.ndarray] = {}
-        for i in range(0, len(hashes), 500):  # stay under SQLite's variable limit
-            chunk = hashes[i:i + 500]
-            marks = ",".join("?" * len(chunk))
-            rows = self.conn.execute(
-                f"SELECT content_hash, dim, vector FROM embeddings WHERE model=?"
-                f" AND content_hash IN ({marks})", (model, *chunk))
-            for h, dim, blob in rows:
-                out[h] = from_blob(blob, dim)
-        return out
+        rows = rows_in(self.conn, "SELECT content_hash, dim, vector FROM embeddings WHERE"
+                                  " model=? AND content_hash IN ({marks})", hashes, model)
+        return {h: from_blob(blob, dim) for h, dim, blob in rows}
 
     def count_embeddings(self, model: str) -> int:
         return self.conn.execute("SELECT COUNT(*) FROM embeddings WHERE model=?",
@@ -39,14 +34,9 @@ class VectorsMixin:
 
     def embedded(self, hashes: list[str], model: str) -> set[str]:
         """Which of ``hashes`` have a vector of ``model`` (reads no vector)."""
-        out: set[str] = set()
-        for i in range(0, len(hashes), 500):
-            chunk = hashes[i:i + 500]
-            marks = ",".join("?" * len(chunk))
-            out.update(h for (h,) in self.conn.execute(
-                f"SELECT content_hash FROM embeddings WHERE model=? AND content_hash IN ({marks})",
-                (model, *chunk)))
-        return out
+        return {h for (h,) in rows_in(self.conn, "SELECT content_hash FROM embeddings WHERE"
+                                             " model=? AND content_hash IN ({marks})",
+                                      hashes, model)}
 
     def put_embeddings(self, model: str, vectors: dict[str, np.ndarray]) -> None:
         rows = [(h, model, int(v.shape[0]), to_blob(v)) for h, v in vectors.items()]

@@ -114,3 +114,14 @@ def test_pending_of_a_layer_never_built_counts_from_the_rows_note(palace, tmp_pa
     assert texts_read(again, "verbatim") == [3]  # only the new rows read
     _, texts = again.indexes.layer_rows("verbatim")
     assert count == pending_embeddings(palace, fake, texts) == 33
+
+
+def test_a_small_bm25_layer_is_rebuilt_from_one_read(palace, tmp_path):
+    """Below DELTA_FROM rows a BM25 layer is rebuilt whole: its texts are read once, not its
+    changed rows first and every row again."""
+    add(palace, tmp_path, 0, 20)
+    SearchEngine(palace, embedder="fake").search("kabar", "bm25:verbatim")
+    add(palace, tmp_path, 20, 2)
+    engine = SearchEngine(palace, embedder="fake")
+    engine.search("kabar", "bm25:verbatim")
+    assert texts_read(engine, "verbatim") == [22]

@@ -165,3 +165,25 @@ def test_ids_and_hashes_are_read_from_covering_indexes(palace):
         reads = [step for step in plan if step.split()[1] in ("exchanges", "e")]
         assert reads and all("COVERING INDEX" in step for step in reads), (sql, plan)
         assert "cards" not in sql or any("COVERING INDEX cards_by_version" in p for p in plan)
+
+
+def test_reads_by_key_go_in_chunks_and_keep_every_row(palace, monkeypatch):
+    """``IN (...)`` lists are cut at IN_CHUNK keys (SQLite's variable cap): with chunks of 2,
+    exchanges, embeddings and titles of 5 keys (some unknown, one repeated) are all found."""
+    import numpy as np
+
+    from palace_lab.store import opening
+    from palace_lab.store.contents import titles
+
+    store(palace, conv([("user", f"question {i}") if i % 2 == 0 else ("assistant", f"answer {i}")
+                        for i in range(6)]))
+    store(palace, conv([("user", "q"), ("assistant", "a")], cid="c2"))
+    monkeypatch.setattr(opening, "IN_CHUNK", 2)
+    ids = [e.exchange_id for e in palace.exchanges()]
+    found = palace.exchanges_by_id([*ids, "nope", ids[0]])
+    assert sorted(found) == sorted(ids) and len(ids) == 4
+    palace.put_embeddings("m", {f"h{i}": np.full(3, i, dtype=np.float32) for i in range(5)})
+    keys = [f"h{i}" for i in range(5)] + ["h9"]
+    assert sorted(palace.get_embeddings(keys, "m")) == keys[:5]
+    assert palace.embedded(keys, "m") == set(keys[:5])
+    assert set(titles(palace, ["c1", "c2", "c1", "c3"])) == {"c1", "c2"}
