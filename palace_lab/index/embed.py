@@ -131,12 +131,15 @@ class MiniLMEmbedder(Embedder):
     runs on one thread, because splitting one short text across threads only adds waiting (on
     a busy 2-core machine one query took 8.8 ms on 1 thread and 262 ms on 2).
 
-    Queries (batches of at most ``small_batch`` texts) are embedded by the same network in
-    numpy (:mod:`palace_lab.index.minilm_numpy`, equal vectors), on one BLAS thread: a one-shot
+    Queries (batches of at most ``small_batch`` texts) never go through torch: a one-shot
     ``palace-lab search`` then never imports torch and sentence-transformers (6 s + 17 s
-    measured under load), and numpy is faster than torch for one short text even where torch
-    is loaded (a process that embedded documents): p50 37-40 ms against 52-55 ms in torch,
-    interleaved in one process on a loaded 2-core machine.
+    measured under load). They run the same network as an ONNX Runtime graph
+    (:mod:`palace_lab.index.minilm_onnx`, one intra-op thread), or in numpy
+    (:mod:`palace_lab.index.minilm_numpy`, one BLAS thread) where onnxruntime is missing; both
+    give the torch model's vectors. Measured per query (82 sample queries, interleaved in one
+    process, ``benchmarks/bench_query_embed.py``): p50 5.8 ms ONNX against 14.2 ms numpy on a
+    quiet 2-core machine, 13.7 against 33.8 ms with one core busy; torch was slower than
+    numpy (52-55 ms against 37-40 ms, loaded).
     """
 
     dim = 384
