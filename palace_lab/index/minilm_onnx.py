@@ -157,9 +157,7 @@ def write_model(folder: Path, path: Path) -> None:
         tmp.unlink(missing_ok=True)
 
 
-def _session(path: Path):
-    import onnxruntime as ort
-
+def _session(ort, path: Path):
     options = ort.SessionOptions()
     options.intra_op_num_threads = 1  # one short text: more threads only wait (see embed.py)
     options.inter_op_num_threads = 1
@@ -172,14 +170,16 @@ class OnnxMiniLM:
     """One ORT session over the cached model file and the packaged tokenizer."""
 
     def __init__(self, folder: Path, cache: Path, max_seq_length: int = 256):
+        import onnxruntime as ort  # missing: fail here, before spending ~2 s on a build
+
         path = model_file(folder, cache)
         if not path.is_file():
             write_model(folder, path)
         try:
-            self.session = _session(path)
+            self.session = _session(ort, path)
         except Exception:  # a truncated or corrupt file (not ours, or a crashed writer)
             write_model(folder, path)
-            self.session = _session(path)
+            self.session = _session(ort, path)
         self.path = path
         self.tokenizer = load_tokenizer(folder, max_seq_length)
 

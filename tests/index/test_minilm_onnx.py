@@ -71,6 +71,7 @@ def test_without_onnxruntime_queries_go_through_numpy(tmp_path, monkeypatch):
     vector = embed.get_embedder("minilm").embed_batch(["pool timeout"])
     assert seen == [["pool timeout"]] and vector.shape == (1, 384)
     assert minilm_onnx.load(_folder(), tmp_path) is None
+    assert not (tmp_path / "onnx").exists()  # nothing built for a runtime that is not there
 
 
 def test_the_session_is_shared_across_threads():
