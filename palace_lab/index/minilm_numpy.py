@@ -78,15 +78,21 @@ def _layer_norm(x: np.ndarray, weight: np.ndarray, bias: np.ndarray) -> np.ndarr
     return (x - mean) / np.sqrt(var + EPS) * weight + bias
 
 
+def load_tokenizer(folder: Path, max_seq_length: int):
+    """The packaged tokenizer: one text, no padding, cut at ``max_seq_length`` word pieces."""
+    from tokenizers import Tokenizer
+
+    tokenizer = Tokenizer.from_file(str(folder / "tokenizer.json"))
+    tokenizer.no_padding()
+    tokenizer.enable_truncation(max_length=max_seq_length)
+    return tokenizer
+
+
 class NumpyMiniLM:
     """The encoder's weights (memory-mapped, PyTorch's ``(out, in)`` layout) and tokenizer."""
 
     def __init__(self, folder: Path, max_seq_length: int = 256):
-        from tokenizers import Tokenizer
-
-        self.tokenizer = Tokenizer.from_file(str(folder / "tokenizer.json"))
-        self.tokenizer.no_padding()
-        self.tokenizer.enable_truncation(max_length=max_seq_length)
+        self.tokenizer = load_tokenizer(folder, max_seq_length)
         self.w = read_safetensors(folder / "model.safetensors")
 
     def embed(self, text: str) -> np.ndarray:

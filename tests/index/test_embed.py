@@ -107,16 +107,16 @@ def test_queries_in_numpy_equal_the_torch_model():
     assert np.allclose((numpy_vectors * torch_vectors).sum(axis=1), 1.0, atol=1e-6)
 
 
-def test_a_query_goes_through_numpy_where_torch_is_loaded(monkeypatch):
-    """Numpy is the faster path for one short text, also in a process that embedded documents
-    in torch (the app's background build, `palace-lab index`)."""
+def test_a_query_skips_torch_where_torch_is_loaded(monkeypatch):
+    """The query path (ONNX, or numpy) is faster than torch for one short text, also in a
+    process that embedded documents in torch (the app's background build, `palace-lab index`)."""
     from palace_lab.index import embed
 
     minilm = get_embedder("minilm")
     minilm.embed_batch(["document"] * (minilm.small_batch + 1))  # torch, now loaded
     seen = []
-    real = embed._numpy_embed
-    monkeypatch.setattr(embed, "_numpy_embed", lambda n, texts: seen.append(texts) or real(n, texts))
+    real = embed._query_embed
+    monkeypatch.setattr(embed, "_query_embed", lambda n, texts: seen.append(texts) or real(n, texts))
     minilm.embed_batch(["pool timeout"])
     assert seen == [["pool timeout"]]
 
