@@ -12,9 +12,10 @@ DevMemBench (session-level relevance, any exchange of a gold session) and the Lo
 (errata applied, 760 questions) it prints the share of exchanges past 256 pieces, windows per
 exchange (mean, max: the embedding-time and index-size ratio), and MRR@10, recall@10 and
 nDCG@10 of both layers with exact (flat cosine) search, each question in its scope. Vectors go
-through the palace's embedding cache (content hash + embedder name), windows included.
+through the palace's embedding cache (content hash + embedder name), windows included; with
+``--folder`` the palaces are kept there, so a rerun embeds nothing (default: a temp folder).
 
-    .venv/bin/python benchmarks/bench_chunked.py [--sets sample,devmembench,locomo] [--json]
+    .venv/bin/python benchmarks/bench_chunked.py [--sets sample,devmembench,locomo] [--folder DIR] [--json]
 """
 
 from __future__ import annotations
@@ -135,17 +136,20 @@ def main(argv=None) -> int:
     ap = argparse.ArgumentParser(description=__doc__.split("\n")[0])
     ap.add_argument("--sets", default=",".join(SETS))
     ap.add_argument("--threads", type=int, default=1)
+    ap.add_argument("--folder", type=Path, help="keep the palaces (and their vectors) here")
     ap.add_argument("--json", action="store_true")
     args = ap.parse_args(argv)
     torch.set_num_threads(args.threads)
     embedder, pieces, report = MiniLMEmbedder(threads=args.threads), minilm_pieces(), {}
     with tempfile.TemporaryDirectory(prefix="palace-chunked-") as tmp:
+        folder = args.folder or Path(tmp)
+        folder.mkdir(parents=True, exist_ok=True)
         for name in args.sets.split(","):
             if name != "sample" and not (cd.SHARED / name).is_dir():
                 print(f"skipped {name}: not at {cd.SHARED / name}", file=sys.stderr)
                 continue
             print(f"{name}: ingest, distill, embed", file=sys.stderr)
-            dev = cd.sample_set(Path(tmp)) if name == "sample" else cd.bench_set(name, Path(tmp))
+            dev = cd.sample_set(folder) if name == "sample" else cd.bench_set(name, folder)
             report[name] = {"questions": len(dev["qrels"]), **measure(dev, embedder, pieces)}
             dev["palace"].close()
     print(json.dumps(report, indent=1) if args.json else render(report))
