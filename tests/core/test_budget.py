@@ -63,3 +63,14 @@ def test_histogram_counts_every_exchange_on_log_bins():
     counts = {trace.name: int(sum(trace.y)) for trace in fig.data}
     assert counts == {"verbatim": 3, "core": 2}
     assert fig.layout.xaxis.type == "log"
+
+
+def test_counting_in_two_halves_keeps_order_and_counts():
+    """Above 256 texts the counts come from two threads' halves: same as one text at a time,
+    in the texts' order (odd length: the halves differ by one)."""
+    from palace_lab.tokens import count_tokens, get_encoding
+
+    enc = get_encoding()
+    texts = [f"exchange {i} " + "word " * (i % 37) + "<|endoftext|>" * (i % 2) for i in range(601)]
+    assert count_tokens(texts) == [len(enc.encode_ordinary(t)) for t in texts]
+    assert count_tokens(texts[:3]) == [len(enc.encode_ordinary(t)) for t in texts[:3]]
