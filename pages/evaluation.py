@@ -6,7 +6,7 @@ import streamlit as st
 from palace_lab.experiments import query_sets as experiments
 from ui.evaluation import (exports, judged, mode_choice, query_sets_panel, significance_panel,
                            sweep_panel, table_panel)
-from ui.search import mode_runs
+from ui.search import build_status, mode_runs, ready_modes
 from ui.state import guard, palace, query_set
 
 st.title("Evaluation")
@@ -33,7 +33,14 @@ with shown, guard():
         sweep_panel(*found)
     elif found and modes:
         queries, qrels = found
-        runs = mode_runs(modes, queries)
+        now, waiting = ready_modes(modes)
+        if waiting:
+            st.info(f"Waiting for a vector layer, built in the background: {', '.join(waiting)}."
+                    " They join the table when it is ready.", icon=":material/hourglass:")
+            build_status()
+        if not now:
+            st.stop()
+        runs = mode_runs(now, queries)
         st.caption(f"Query set **{query_set()}**: {len(queries)} judged queries, "
                    f"{len(runs)} modes, k = 10.")
         if shown is tab_table:

@@ -74,6 +74,18 @@ def prepare_search(modes: Sequence[str]) -> None:
     prepare(list(dict.fromkeys(now)))
 
 
+def ready_modes(modes: Sequence[str]) -> tuple[list[str], list[str]]:
+    """``(ready, waiting)``: the modes whose every run can be searched now, and those waiting
+    for a vector layer, which :func:`prepare_search` starts building in the background. A
+    table of measured modes never holds one that ran without its layer."""
+    prepare_search(modes)
+    eng = engine()
+    ready_now, waiting = [], []
+    for mode in modes:
+        (waiting if eng.plan(mode).degraded else ready_now).append(mode)
+    return ready_now, waiting
+
+
 def build_status() -> None:
     """The background build's progress, refreshed every 2 s while it runs (nothing when idle)."""
     if background().running:

@@ -362,3 +362,46 @@ def test_search_lab_builds_a_missing_vector_layer_in_the_background(app_env, mon
     clean(at)
     assert "built in the background: hnsw:verbatim" in notes
     assert "not built yet" not in notes
+
+
+def test_evaluation_measures_ready_modes_and_lists_those_waiting_for_a_layer(app_env, monkeypatch):
+    """With no inline embedding, the vector modes wait for the background build: the table
+    holds only the modes searchable now (never one that ran without its layer), the others are
+    named; once the build ends they join the table."""
+    import threading
+    import time
+
+    from palace_lab.index.embed import FakeEmbedder
+    from palace_lab.store import Palace
+
+    monkeypatch.setenv("PALACE_LAB_INLINE_EMBED", "0")
+    with Palace.open(app_env) as p:
+        p.conn.execute("DELETE FROM embeddings")
+        p.conn.commit()
+    go, real = threading.Event(), FakeEmbedder.embed_batch
+
+    def held(self, texts):  # the background build waits until the table is checked
+        if threading.current_thread() is not threading.main_thread():
+            go.wait(30)
+        return real(self, texts)
+
+    monkeypatch.setattr(FakeEmbedder, "embed_batch", held)
+    at = start("pages/evaluation.py")
+    at.session_state["eval_tab"] = "Query sets"
+    at.run()
+    at.button(key="eval_import").click().run()
+    at.session_state["eval_modes"] = ["bm25:verbatim", "hnsw:verbatim"]
+    at.session_state["eval_tab"] = "All modes"
+    at.run()
+    clean(at)
+    waiting = " ".join(i.value for i in at.info)
+    table = at.dataframe[0].value["mode"].tolist()
+    assert "hnsw:verbatim" in waiting and table == ["bm25:verbatim"]
+    go.set()
+    for _ in range(60):  # the build runs in its own thread (brief with the fake embedder)
+        time.sleep(0.5)
+        at.run()
+        if at.dataframe and "hnsw:verbatim" in at.dataframe[0].value["mode"].tolist():
+            break
+    clean(at)
+    assert at.dataframe[0].value["mode"].tolist() == ["bm25:verbatim", "hnsw:verbatim"]
