@@ -20,18 +20,11 @@ import streamlit as st
 from palace_lab.budget import ExchangeBudget, palace_budget, summarize
 from palace_lab.index.cache import cache_root, cards_fingerprint
 from palace_lab.model import content_hash
+from palace_lab.store.memo import code_version
 from ui.state import db_path, distiller_version, palace, palace_at
 
 _KEYS: dict[tuple[str, str | None], tuple[tuple, str]] = {}
 _LOCK = threading.Lock()
-
-
-def code_key(*modules: str) -> str:
-    """A hash of the modules' source: a disk cache made by other code is never read."""
-    import importlib
-    import inspect
-
-    return content_hash(*(inspect.getsource(importlib.import_module(m)) for m in modules))[:8]
 
 
 def content_key() -> str:
@@ -107,7 +100,7 @@ def _budget(path: str, version: str | None, content: str, encoding: str):
         return [list(astuple(r)) for r in made]  # every field, in ExchangeBudget's order
 
     # "budget2": rows carry the searched layer (core + keywords) since rules:v3
-    name = f"budget2-{encoding}-{content[:16]}-{code_key('palace_lab.budget', 'palace_lab.tokens')}"
+    name = f"budget2-{encoding}-{content[:16]}-{code_version('palace_lab.budget', 'palace_lab.tokens')}"
     found = [ExchangeBudget(*r) for r in disk_cached(path, name, rows)]
     return summarize(found, encoding, version), found
 

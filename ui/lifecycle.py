@@ -18,8 +18,11 @@ import streamlit as st
 from palace_lab.charts import lifecycle as charts
 from palace_lab.lifecycle import compress, consolidate, pack, report, toolcalls, validate, vocabulary
 from palace_lab.lifecycle.timeline import replay
-from ui.exchange import clip, md_escape
+from ui.exchange import clip, md_escape, pager
 from ui.state import db_path, distiller_version, palace, palace_at
+
+
+TABLE_ROWS = 200  # rows of a palace-wide table shown at a time
 
 
 def _key() -> tuple[str, str]:
@@ -59,12 +62,18 @@ def toolcalls_panel() -> None:
     st.caption("Source example: 15,000 → 750 tokens (20x). Before: every tool call and tool "
                "result text of the exchange; after: the compressed block.")
     st.plotly_chart(charts.toolcall_scatter(rows, min_tokens=int(heavy)), width="stretch")
+    heaviest = sorted(rows, key=lambda r: -r.tokens_before)
+    page = pager("Page", len(heaviest), TABLE_ROWS, "life_tc_page")
+    shown = heaviest[page * TABLE_ROWS:(page + 1) * TABLE_ROWS]
+    if len(heaviest) > TABLE_ROWS:
+        st.caption(f"Exchanges {page * TABLE_ROWS + 1:,}–{page * TABLE_ROWS + len(shown):,} of "
+                   f"{len(heaviest):,}, the most tool traffic first.")
     columns = ["exchange_id", "calls", "tokens_before", "tokens_after", "ratio", "project",
                "timestamp", "preview"]
-    st.dataframe(pd.DataFrame([r.to_dict() for r in rows], columns=columns), width="stretch",
+    st.dataframe(pd.DataFrame([r.to_dict() for r in shown], columns=columns), width="stretch",
                  hide_index=True)
-    if rows:
-        pick = st.selectbox("Exchange", rows, key="life_tc_pick",
+    if shown:
+        pick = st.selectbox("Exchange", shown, key=f"life_tc_pick_{page}",
                             format_func=lambda r: f"{r.exchange_id} · {r.tokens_before:,} → "
                                                   f"{r.tokens_after:,} · {r.preview[:70]}")
         summary = toolcalls.exchange_toolcalls(palace(), palace().exchange(pick.exchange_id))

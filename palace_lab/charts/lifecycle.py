@@ -10,15 +10,23 @@ LEVEL_LABELS = {0: "L0 raw memories", 1: "L1 session summaries", 2: "L2 weekly d
                 3: "L3 profile"}
 
 
+MAX_POINTS = 2_000  # a scatter above this shows an even sample along the x axis
+
+
 def toolcall_scatter(rows: Sequence, *, min_tokens: int = 2000):
     """Tokens of tool traffic before vs after compression, one point per exchange (log-log),
-    with the 10x and the source's 20x lines."""
+    with the 10x and the source's 20x lines; above :data:`MAX_POINTS` exchanges, an even sample
+    of them ordered by tokens before (the smallest and the largest kept), named in the legend."""
     import plotly.graph_objects as go
 
-    points = [r for r in rows if r.tokens_before and r.tokens_after]
+    every = sorted((r for r in rows if r.tokens_before and r.tokens_after),
+                   key=lambda r: r.tokens_before)
+    points = every if len(every) <= MAX_POINTS else \
+        [every[round(i * (len(every) - 1) / (MAX_POINTS - 1))] for i in range(MAX_POINTS)]
+    name = "exchanges" if points is every else f"exchanges ({len(points):,} of {len(every):,})"
     fig = go.Figure()
     fig.add_scatter(x=[r.tokens_before for r in points], y=[r.tokens_after for r in points],
-                    mode="markers", text=[r.exchange_id for r in points], name="exchanges",
+                    mode="markers", text=[r.exchange_id for r in points], name=name,
                     marker=dict(color=["#2f6f8f" if r.tokens_before >= min_tokens else "#9aa5b1"
                                        for r in points], size=7))
     top = max((r.tokens_before for r in points), default=10)

@@ -110,21 +110,21 @@ def make_context(exchange: Exchange, said: str, weights: dict[str, float], max_c
     return trim(min(best, key=key), max_chars)
 
 
-def context_checks(exchanges, cards: dict) -> dict:
-    """How the cards' ``specific_context`` holds up: an exact substring of its exchange, never a
-    JSON escape, and empty only where the exchange offers no detail at all."""
-    checked = substring = escaped = empty = empty_with_detail = 0
-    for e in exchanges:
-        card = cards.get(e.exchange_id)
-        if card is None:
-            continue
-        checked += 1
-        context = card.specific_context
-        substring += context in e.verbatim
-        escaped += bool(_ESCAPE.search(context))
-        if not context:
-            empty += 1
-            empty_with_detail += bool(context_candidates(e, e.dialogue))
-    return {"cards": checked, "substring": substring, "escaped": escaped, "empty": empty,
-            "empty_with_detail": empty_with_detail,
-            "substring_rate": round(substring / checked, 4) if checked else None}
+CHECKS = ("substring", "escaped", "empty", "empty_with_detail")
+
+
+def check_context(exchange: Exchange, context: str) -> tuple[int, int, int, int]:
+    """One card's :data:`CHECKS`: its ``specific_context`` an exact substring of the exchange,
+    holding a JSON escape, empty, and empty although the exchange offers a detail (0 or 1)."""
+    empty = not context
+    return (int(context in exchange.verbatim), int(bool(_ESCAPE.search(context))), int(empty),
+            int(empty and bool(context_candidates(exchange, exchange.dialogue))))
+
+
+def summarize_checks(checks) -> dict:
+    """The cards' :func:`check_context` rows summed, with the substring rate."""
+    checks = list(checks)
+    sums = dict(zip(CHECKS, map(sum, zip(*checks)))) if checks else dict.fromkeys(CHECKS, 0)
+    return {"cards": len(checks), **sums,
+            "substring_rate": round(sums["substring"] / len(checks), 4) if checks else None}
+

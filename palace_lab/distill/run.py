@@ -35,6 +35,7 @@ class DistillSummary:
     output_tokens: int = 0
     cost_usd: float = 0.0
     seconds: float = 0.0
+    budget_seconds: float = 0.0  # counting the new exchanges' and cards' tokens, after distilling
     stopped: str | None = None
     redactions: dict = field(default_factory=dict)
 
@@ -117,6 +118,12 @@ def distill_palace(
     except BatchPendingError as exc:
         summary.stopped = f"pending: {exc} (run again to collect the results)"
     summary.seconds = time.perf_counter() - start
+    if summary.made:
+        from palace_lab.budget import keep_budget
+
+        start = time.perf_counter()
+        keep_budget(palace, version, [e.exchange_id for e in pending])  # read by the pages
+        summary.budget_seconds = round(time.perf_counter() - start, 2)
     sent = getattr(distiller, "redaction_report", None)
     for kind, count in (sent() if sent else {}).items():
         summary.redactions[kind] = summary.redactions.get(kind, 0) + count

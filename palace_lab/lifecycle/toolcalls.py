@@ -34,13 +34,15 @@ import statistics
 from collections import Counter
 from collections.abc import Sequence
 from dataclasses import dataclass, replace
+from functools import lru_cache
 from typing import TYPE_CHECKING
 
 from palace_lab.files import normalise_path
 from palace_lab.lifecycle.checks import CheckRun, check_kinds, outcome
 from palace_lab.lifecycle.shell import strip_heredocs
 from palace_lab.lifecycle.traffic import ToolUse, read_traffic, tool_counts
-from palace_lab.model import Exchange, Message
+from palace_lab.model import Exchange, Message, content_hash
+from palace_lab.store.memo import Memo, code_version
 from palace_lab.tokens import DEFAULT_ENCODING, count_tokens
 
 if TYPE_CHECKING:
@@ -236,14 +238,33 @@ class ToolCallRow:
 
 
 def toolcall_table(palace: Palace, *, encoding: str = DEFAULT_ENCODING) -> list[ToolCallRow]:
-    """Every exchange with tool traffic, in conversation order."""
-    rows = []
-    for e in palace.exchanges():
-        s = exchange_toolcalls(palace, e, encoding=encoding)
-        if s.calls:
-            rows.append(ToolCallRow(e.exchange_id, e.project, e.timestamp, e.preview, s.calls,
-                                    s.tokens_before, s.tokens_after))
-    return rows
+    """Every exchange with tool traffic, in conversation order.
+
+    Each exchange's figures are kept by its hash and project (:class:`palace_lab.store.memo.Memo`):
+    after a change only the new exchanges' messages are read and compressed again."""
+    facets = palace.exchange_facets()
+    keys = {content_hash(h, facets[eid][0] or ""): eid for eid, h in palace.exchange_hashes().items()}
+
+    def compress(missing: list[str]) -> dict[str, tuple]:
+        asked, out = {keys[k]: k for k in missing}, {}
+        for e in palace.exchanges_by_id(list(asked)).values():
+            s = exchange_toolcalls(palace, e, encoding=encoding)
+            out[asked[e.exchange_id]] = (s.calls, s.tokens_before, s.tokens_after,
+                                         e.preview if s.calls else "")
+        return out
+
+    memo = Memo(palace, f"toolcalls_{encoding}", _version(), ("calls", "before", "after", "preview"))
+    figures = memo.fill(keys, compress)
+    return [ToolCallRow(eid, *facets[eid], preview, calls, before, after)
+            for key, eid in keys.items() if key in figures
+            for calls, before, after, preview in (figures[key],) if calls]
+
+
+@lru_cache(maxsize=1)
+def _version() -> str:
+    return code_version(__name__, "palace_lab.lifecycle.checks", "palace_lab.lifecycle.shell",
+                        "palace_lab.lifecycle.traffic", "palace_lab.files", "palace_lab.model",
+                        "palace_lab.tokens")
 
 
 def toolcall_stats(rows: Sequence[ToolCallRow], *, min_tokens: int = TOOL_HEAVY_TOKENS) -> dict:

@@ -51,3 +51,45 @@ def test_every_tab_renders_and_shows_conversation_text_as_text(app_db):
         if tab == "Memory pack":
             assert at.get("download_button") and at.text[0].value.startswith("# Memory pack")
             assert {m.label for m in at.metric} == {"Tokens", "Items", "Rooms"}
+
+
+def test_the_tool_call_table_is_paged_heaviest_first_and_its_picker_holds_one_page(
+        real_exports, tmp_path, monkeypatch):
+    """At 50,000 exchanges the table and the picker would hold every exchange: they show
+    ``TABLE_ROWS`` at a time, the most tool traffic first."""
+    import ui.lifecycle
+    from streamlit.testing.v1 import AppTest
+
+    from palace_lab.ingest import ingest_paths
+    from palace_lab.lifecycle.toolcalls import toolcall_table
+    from palace_lab.store import Palace
+
+    with Palace.open(tmp_path / "tools.db") as palace:
+        ingest_paths(palace, [real_exports / "codex", real_exports / "claude_code"])
+        every = sorted(toolcall_table(palace), key=lambda r: -r.tokens_before)
+    monkeypatch.setenv("PALACE_LAB_DB", str(tmp_path / "tools.db"))
+    monkeypatch.setenv("PALACE_LAB_EMBEDDER", "fake")
+    assert len(every) > 4
+    monkeypatch.setattr(ui.lifecycle, "TABLE_ROWS", 2)
+    at = AppTest.from_file(APP, default_timeout=60)
+    at.run()
+    at.switch_page("pages/lifecycle.py")
+    at.run()
+    table = at.dataframe[0].value
+    assert list(table["exchange_id"]) == [r.exchange_id for r in every[:2]]
+    assert len(at.selectbox(key="life_tc_pick_0").options) == 2
+    at.number_input(key="life_tc_page").set_value(2).run()
+    assert list(at.dataframe[0].value["exchange_id"]) == [r.exchange_id for r in every[2:4]]
+    assert any(f"of {len(every):,}" in c.value for c in at.caption)
+
+
+def test_the_scatter_shows_an_even_sample_above_its_point_cap(monkeypatch):
+    from palace_lab.charts import lifecycle as charts
+    from palace_lab.lifecycle.toolcalls import ToolCallRow
+
+    rows = [ToolCallRow(f"x{i}", None, None, "", 1, 100 + i, 10) for i in range(50)]
+    assert len(charts.toolcall_scatter(rows).data[0].x) == 50
+    monkeypatch.setattr(charts, "MAX_POINTS", 10)
+    points = charts.toolcall_scatter(rows).data[0]
+    assert len(points.x) == 10 and points.x[0] == 100 and points.x[-1] == 149
+    assert points.name == "exchanges (10 of 50)"

@@ -74,3 +74,66 @@ def test_counting_in_two_halves_keeps_order_and_counts():
     texts = [f"exchange {i} " + "word " * (i % 37) + "<|endoftext|>" * (i % 2) for i in range(601)]
     assert count_tokens(texts) == [len(enc.encode_ordinary(t)) for t in texts]
     assert count_tokens(texts[:3]) == [len(enc.encode_ordinary(t)) for t in texts[:3]]
+
+
+def _counting(monkeypatch) -> list[int]:
+    """Record how many texts each token count is asked for (the budget module's counter)."""
+    import palace_lab.budget as budget_module
+
+    sizes: list[int] = []
+    real = budget_module.count_tokens
+
+    def counted(texts, encoding="cl100k_base"):
+        texts = list(texts)
+        sizes.append(len(texts))
+        return real(texts, encoding)
+
+    monkeypatch.setattr(budget_module, "count_tokens", counted)
+    return sizes
+
+
+def test_distill_keeps_the_figures_and_a_budget_counts_only_what_changed(palace, real_exports,
+                                                                          monkeypatch):
+    """Distilling counts its cards' tokens once; a budget then counts nothing, and after one
+    exchange changes, only that exchange and its new card; the figures equal a full recount."""
+    from dataclasses import replace
+
+    from palace_lab.store.memo import FILE
+
+    ingest_paths(palace, [real_exports])
+    made = distill_palace(palace, RulesDistiller())
+    assert made.made == 14 and made.budget_seconds > 0
+    sizes = _counting(monkeypatch)
+    first, rows = palace_budget(palace)
+    assert sizes == []  # every figure read back
+    changed = replace(palace.exchanges()[3], verbatim=palace.exchanges()[3].verbatim + " more words here")
+    with palace.transaction() as tx:
+        tx.execute("UPDATE exchanges SET verbatim=?, hash=? WHERE exchange_id=?",
+                   (changed.verbatim, changed.hash, changed.exchange_id))
+    distill_palace(palace, RulesDistiller())
+    # that exchange's verbatim and dialogue; its card's three layers only if the card changed
+    assert sizes in ([1, 1], [1, 1, 1, 1, 1])
+    sizes.clear()
+    kept, kept_rows = palace_budget(palace)
+    (palace.derived_root / FILE).unlink()
+    whole, whole_rows = palace_budget(palace)
+    assert sizes == [14, 14, 14, 14, 14]  # the recount, for comparison
+    assert kept_rows == whole_rows and kept.to_dict() == whole.to_dict()
+    assert kept_rows[3].verbatim == rows[3].verbatim + 3 and kept.contexts == first.contexts
+
+
+def test_figures_match_a_count_of_the_texts(palace, real_exports):
+    from palace_lab.budget import card_text
+
+    ingest_paths(palace, [real_exports])
+    distill_palace(palace, RulesDistiller())
+    _, rows = palace_budget(palace)
+    cards = palace.card_map(RulesDistiller().version)
+    exchanges = palace.exchanges()
+    assert [r.exchange_id for r in rows] == [e.exchange_id for e in exchanges]
+    for r, e in zip(rows, exchanges):
+        c = cards[e.exchange_id]
+        assert (r.verbatim, r.dialogue, r.project, r.timestamp) == (
+            *count_tokens([e.verbatim, e.dialogue]), e.project, e.timestamp)
+        assert (r.core, r.card, r.searched) == tuple(
+            count_tokens([c.core_text, card_text(c), c.search_text]))

@@ -121,3 +121,31 @@ def test_real_tool_heavy_exchanges_compress_at_least_tenfold(real_exports, tmp_p
         stats = toolcall_stats(toolcall_table(palace))
     assert stats["tool_heavy"] >= 3
     assert stats["median_ratio"] >= 10 and stats["ratio_of_totals"] >= 10
+
+
+def test_the_table_is_kept_and_only_changed_exchanges_are_compressed_again(real_exports, tmp_path,
+                                                                           monkeypatch):
+    from palace_lab.ingest import ingest_paths
+    from palace_lab.lifecycle import toolcalls
+    from palace_lab.store import Palace
+
+    with Palace.open(tmp_path / "real.db") as palace:
+        ingest_paths(palace, [real_exports / "codex", real_exports / "claude_code"])
+        first = toolcall_table(palace)
+        compressed: list[str] = []
+        real = toolcalls.exchange_toolcalls
+
+        def counted(p, exchange, **kw):
+            compressed.append(exchange.exchange_id)
+            return real(p, exchange, **kw)
+
+        monkeypatch.setattr(toolcalls, "exchange_toolcalls", counted)
+        assert toolcall_table(palace) == first and compressed == []
+        target = first[1].exchange_id
+        with palace.transaction() as tx:
+            tx.execute("UPDATE exchanges SET hash='changed' WHERE exchange_id=?", (target,))
+            tx.execute("UPDATE exchanges SET project='elsewhere' WHERE exchange_id=?",
+                       (first[2].exchange_id,))
+        again = toolcall_table(palace)
+    assert sorted(compressed) == sorted([target, first[2].exchange_id])
+    assert again[:2] == first[:2] and again[2].project == "elsewhere"
