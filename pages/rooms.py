@@ -3,9 +3,8 @@ rooms travel together, and drill-down from a room to its verbatim exchanges."""
 
 import streamlit as st
 
-from ui.data import cards
 from ui.rooms import drill_down, map_panel, pairs_panel, space_panel
-from ui.state import distiller_version, guard
+from ui.state import distiller_version, distiller_versions, guard
 
 st.title("Rooms")
 version = distiller_version()
@@ -14,7 +13,8 @@ if not version:
             icon=":material/info:")
     st.stop()
 
-st.caption(f"Distiller version **{version}** · {len(cards()):,} cards. A card files its exchange "
+made = next(v["cards"] for v in distiller_versions() if v["version"] == version)
+st.caption(f"Distiller version **{version}** · {made:,} cards. A card files its exchange "
            "in 1-3 rooms (file, concept, workflow), so an exchange can count in several rooms.")
 tabs = st.tabs(["Room map", "Embedding space", "Rooms together", "Drill-down"], key="rooms_tab",
                on_change="rerun")

@@ -12,9 +12,10 @@ from palace_lab.experiments import ab
 from palace_lab.store.contents import absent_terms, projects, titles
 from palace_lab.errors import SearchError
 from palace_lab.search.modes import list_modes, parse_mode
-from ui.data import card_map, cards, content_key
+from ui.data import cards_of, content_key
 from ui.exchange import md_escape, show_card, show_messages
 from ui.layout import metric_row
+from ui.rooms import stats as room_stats
 from ui.search import prepare_search
 from ui.state import engine, palace
 
@@ -52,13 +53,13 @@ def mode_picker(side: str, default: str) -> str | None:
 
 
 ALL = "all"
+ROOM_OPTIONS = 500  # rooms listed in the filter (a palace of 50,000 exchanges has 23,000)
 
 
 def filters() -> dict:
     """The CLI's --project, --since, --until and --room as widgets; what is set, as filters."""
-    rooms = sorted({(r.room_key, f"{r.room_type} · {r.room_label}") for c in cards()
-                    for r in c.room_assignments})
-    names = dict(rooms)
+    largest = room_stats()[:ROOM_OPTIONS]  # read back from disk, not from every card
+    names = dict(sorted((s.room_key, f"{s.room_type} · {s.room_label}") for s in largest))
     cols = st.columns(4)
     chosen = {
         "project": cols[0].selectbox("Project", [ALL, *projects(palace())], key="lab_f_project"),
@@ -68,7 +69,10 @@ def filters() -> dict:
                                       help="on or before this date (ISO), as --until"),
         "room": cols[3].selectbox("Room", [ALL, *names], key="lab_f_room",
                                   format_func=lambda k: names.get(k, k),
-                                  help="needs distilled cards: a card files its exchange in 1-3 rooms"),
+                                  accept_new_options=True,
+                                  help=f"needs distilled cards: a card files its exchange in 1-3 "
+                                       f"rooms. The {ROOM_OPTIONS} largest are listed; type any "
+                                       f"other room's key"),
     }
     return {k: v.strip() for k, v in chosen.items() if v and v.strip() and v != ALL}
 
@@ -183,7 +187,7 @@ def result_column(side: str, mode: str, hits, result: ab.ABResult, judged: dict[
     if not hits:
         st.info("No results for this mode (and these filters).")
     other = {h.exchange_id for h in (result.hits_b if side == "a" else result.hits_a)}
-    cards_, p = card_map(), palace()
+    cards_, p = cards_of(h.exchange_id for h in hits), palace()
     where = origin(p, hits)
     for hit in hits:
         current = judged.get(hit.exchange_id)
@@ -215,7 +219,7 @@ def reader() -> None:
         head.subheader(md_escape(origin(palace(), [exchange]).get(exchange.exchange_id, "")))
         close.button("Close", key="lab_read_close", on_click=_read, args=(None,),
                      icon=":material/close:")
-        card = card_map().get(exchange.exchange_id)
+        card = cards_of([exchange.exchange_id]).get(exchange.exchange_id)
         if card is not None:
             show_card(card)
         show_messages(palace(), exchange, key="lab_rd")

@@ -2,8 +2,7 @@
 
 Keys carry :func:`content_key` (the exchanges' and the version's cards' fingerprints), so a
 re-ingest or a re-distillation is seen on the next rerun. The key itself is recomputed only
-when SQLite says the file changed (``PRAGMA data_version`` for other connections,
-``total_changes`` for ours), and needs no search engine (so no index library is imported on a
+when SQLite says the file changed (:func:`ui.state.palace_state`), and needs no search engine (so no index library is imported on a
 page that does not search). Results of ``cache_resource`` are shared, never mutated.
 """
 
@@ -21,7 +20,7 @@ from palace_lab.budget import ExchangeBudget, palace_budget, summarize
 from palace_lab.index.cache import cache_root, cards_fingerprint
 from palace_lab.model import content_hash
 from palace_lab.store.memo import code_version
-from ui.state import db_path, distiller_version, palace, palace_at
+from ui.state import db_path, distiller_version, palace, palace_at, palace_state
 
 _KEYS: dict[tuple[str, str | None], tuple[tuple, str]] = {}
 _LOCK = threading.Lock()
@@ -30,7 +29,7 @@ _LOCK = threading.Lock()
 def content_key() -> str:
     """What the chosen version's data is made from right now (cheap when nothing changed)."""
     p, version = palace(), distiller_version()
-    state = (p.conn.execute("PRAGMA data_version").fetchone()[0], p.conn.total_changes)
+    state = palace_state(p)
     slot = (str(db_path()), version)
     with _LOCK:
         held = _KEYS.get(slot)
@@ -57,8 +56,11 @@ def card_map_for(path: str, version: str | None, content: str) -> dict:
     return {c.exchange_id: c for c in _cards(path, version, content)}
 
 
-def card_map() -> dict:
-    return card_map_for(str(db_path()), distiller_version(), content_key())
+def cards_of(exchange_ids) -> dict:
+    """``{exchange_id: card}`` of the chosen version for these exchanges only (a page that
+    shows ten hits reads ten cards, not 50,000)."""
+    version = distiller_version()
+    return palace().cards_by_id(version, list(exchange_ids)) if version else {}
 
 
 KEEP_FILES = 24

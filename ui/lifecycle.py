@@ -19,7 +19,7 @@ from palace_lab.charts import lifecycle as charts
 from palace_lab.lifecycle import compress, consolidate, pack, report, toolcalls, validate, vocabulary
 from palace_lab.lifecycle.timeline import replay
 from ui.exchange import clip, md_escape, pager
-from ui.state import db_path, distiller_version, palace, palace_at
+from ui.state import db_path, distiller_version, distiller_versions, palace, palace_at
 
 
 TABLE_ROWS = 200  # rows of a palace-wide table shown at a time
@@ -159,7 +159,7 @@ def consolidation_panel() -> None:
 
 
 def validation_panel() -> None:
-    versions = tuple(v["version"] for v in palace().distiller_versions() if v["cards"])
+    versions = tuple(v["version"] for v in distiller_versions() if v["cards"])
     if versions:
         rows = _vocabulary(*_key(), versions)
         st.dataframe(pd.DataFrame(rows).drop(columns="definitions"), width="stretch", hide_index=True)

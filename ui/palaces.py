@@ -17,7 +17,7 @@ import streamlit as st
 
 from palace_lab.store.contents import holds_sample, palace_contents
 from ui.exchange import md_escape
-from ui.state import ROOT, SAMPLE_DATA, db_path, palace, palace_at
+from ui.state import ROOT, SAMPLE_DATA, db_path, distiller_versions, palace, palace_at
 
 OWN_NAME = "my-history.db"
 
@@ -94,7 +94,7 @@ def contents_caption() -> None:
     from ui.state import distiller_version
 
     c, version = palace_contents(palace()), distiller_version()
-    made = next((v["cards"] for v in palace().distiller_versions() if v["version"] == version), 0)
+    made = next((v["cards"] for v in distiller_versions() if v["version"] == version), 0)
     st.caption(md_escape(db_path()))
     st.caption(f"{c.exchanges:,} exchanges · {c.conversations:,} conversations · {made:,} cards"
                + (f" of {md_escape(version)}" if version else "") + f" · {c.judgments:,} judgments")

@@ -2,23 +2,33 @@
 
 from __future__ import annotations
 
+from dataclasses import astuple
+
 import pandas as pd
 import streamlit as st
 
 from palace_lab import rooms
 from palace_lab.charts.rooms import co_occurrence_heatmap, projection_scatter, room_map
-from ui.data import budget, card_map_for, cards, content_key
-from ui.exchange import show_card, show_messages
+from palace_lab.store.memo import code_version
+from ui.data import budget, card_map_for, cards, content_key, disk_cached
+from ui.exchange import pager, show_card, show_messages
 from ui.search import prepare
 from ui.state import db_path, distiller_version, embedder_name, engine_for, palace
 
 TSNE_MAX_POINTS = 1000
+TABLE_ROWS = 200  # rooms shown at a time in the table
 
 
-def stats(size: str) -> list[rooms.RoomStat]:
-    """Room sizes; tokens always filled (the table shows both), ``size`` picks the chart's."""
-    _, rows = budget()
-    return rooms.room_stats(cards(), {r.exchange_id: r.verbatim for r in rows})
+def stats() -> list[rooms.RoomStat]:
+    """Every room's size in exchanges and verbatim tokens, largest first; kept on disk by the
+    palace's content, so a fresh server reads them instead of every card (6 s at 50,000)."""
+    def compute() -> list[list]:
+        _, rows = budget()
+        tokens = {r.exchange_id: r.verbatim for r in rows}
+        return [list(astuple(s)) for s in rooms.room_stats(cards(), tokens)]
+
+    name = f"rooms-{content_key()[:16]}-{code_version('palace_lab.rooms', 'palace_lab.model')}"
+    return [rooms.RoomStat(*row) for row in disk_cached(str(db_path()), name, compute)]
 
 
 @st.cache_data(max_entries=16, show_spinner="Projecting the distilled embeddings…")
@@ -42,7 +52,7 @@ def projection(method: str, colour_by: str | None, seed: int = 0) -> tuple[list[
 
 def drill_down() -> None:
     """Room → its cards → one exchange, verbatim."""
-    all_stats = rooms.room_stats(cards())
+    all_stats = stats()
     if not all_stats:
         return
     room = st.selectbox("Room", all_stats, key="rooms_pick",
@@ -69,9 +79,14 @@ def map_panel() -> None:
     size = a.radio("Size by", ["exchanges", "tokens"], horizontal=True, key="rooms_size",
                    captions=["exchanges filed in the room", "their verbatim tokens"])
     kind = b.radio("Chart", ["treemap", "sunburst"], horizontal=True, key="rooms_kind")
-    room_stats = stats(size)
+    room_stats = stats()
     st.plotly_chart(room_map(room_stats, size=size, kind=kind), width="stretch")
-    st.dataframe([s.to_dict() for s in room_stats], width="stretch", hide_index=True)
+    page = pager("Rooms page", len(room_stats), TABLE_ROWS, "rooms_table_page")
+    shown = room_stats[page * TABLE_ROWS:(page + 1) * TABLE_ROWS]
+    if len(room_stats) > TABLE_ROWS:
+        st.caption(f"Rooms {page * TABLE_ROWS + 1:,}–{page * TABLE_ROWS + len(shown):,} of "
+                   f"{len(room_stats):,}, the largest first.")
+    st.dataframe([s.to_dict() for s in shown], width="stretch", hide_index=True)
 
 
 def space_panel() -> None:

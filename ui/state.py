@@ -7,6 +7,7 @@ Resources (the palace connection, search engines, models) are cached with
 from __future__ import annotations
 
 import os
+import threading
 from contextlib import contextmanager
 from pathlib import Path
 
@@ -65,12 +66,37 @@ def palace_at(path: str):
     return _open_palace(path)
 
 
+def palace_state(p) -> tuple[int, int]:
+    """What changes whenever the palace file does: ``PRAGMA data_version`` (other connections'
+    commits) and ``total_changes`` (this shared connection's)."""
+    return p.conn.execute("PRAGMA data_version").fetchone()[0], p.conn.total_changes
+
+
+_VERSIONS: dict[str, tuple[tuple[int, int], list[dict]]] = {}
+_VERSIONS_LOCK = threading.Lock()
+
+
+def distiller_versions() -> list[dict]:
+    """The palace's distiller versions with their card counts, read again only when the file
+    changed (at 50,000 cards the count takes 0.1 s, and a render asks a dozen times)."""
+    p, path = palace(), str(db_path())
+    state = palace_state(p)
+    with _VERSIONS_LOCK:
+        held = _VERSIONS.get(path)
+    if held and held[0] == state:
+        return held[1]
+    versions = p.distiller_versions()
+    with _VERSIONS_LOCK:
+        _VERSIONS[path] = (state, versions)
+    return versions
+
+
 def distiller_version() -> str | None:
     """The chosen version, else the one with the most cards (a trial re-distillation of a
     sample in Tuning is newer but partial, so "latest" would be the wrong default)."""
     from palace_lab.experiments.prefs import load
 
-    versions = palace().distiller_versions()
+    versions = distiller_versions()
     made = [v["version"] for v in versions if v["cards"]]
     chosen = st.session_state.get("distiller") or load(db_path()).get("distiller_version")
     if chosen in made:
@@ -115,14 +141,28 @@ def query_set() -> str | None:
     return "sample" if "sample" in sets else (sets[0] if sets else None)
 
 
+@st.cache_resource(show_spinner=False)
+def warm_imports() -> threading.Thread:
+    """Import in the background, once per process, what a page would otherwise wait for on
+    its first render (``scipy.stats`` for the paired tests: about 1 s)."""
+    def work() -> None:
+        import scipy.stats  # noqa: F401
+
+    thread = threading.Thread(target=work, daemon=True, name="palace-lab-warm-imports")
+    thread.start()
+    return thread
+
+
 def sidebar() -> None:
     from ui.palaces import contents_caption, palace_picker
+
+    warm_imports()
 
     with st.sidebar:
         palace_picker()
         contents_caption()
         p = palace()
-        versions = [v["version"] for v in p.distiller_versions() if v["cards"]]
+        versions = [v["version"] for v in distiller_versions() if v["cards"]]
         if versions:
             current = distiller_version()
             st.selectbox("Distiller version", versions, key="distiller",

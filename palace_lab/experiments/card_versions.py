@@ -47,14 +47,15 @@ def choose_sample(palace: Palace, qrels: Qrels, *, n: int = 40, seed: int = 0,
     """Exchange ids: up to ``relevant_share`` of ``n`` judged relevant, the rest distractors."""
     if n < 2:
         raise InputError("a sample needs at least 2 exchanges")
-    every = [e.exchange_id for e in palace.exchanges()]
+    every = list(palace.exchange_hashes())  # ids in palace order, read from an index
     known = set(every)
     relevant = sorted({e for docs in qrels.values() for e, g in docs.items()
                        if g >= DEFAULT_REL_LEVEL and e in known})
     rng = random.Random(seed)
     rng.shuffle(relevant)
     chosen = relevant[: int(n * relevant_share)]
-    others = [e for e in every if e not in set(chosen)]
+    taken = set(chosen)
+    others = [e for e in every if e not in taken]
     rng.shuffle(others)
     picked = set(chosen + others[: n - len(chosen)])
     return [e for e in every if e in picked]  # palace order

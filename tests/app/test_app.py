@@ -405,3 +405,54 @@ def test_evaluation_measures_ready_modes_and_lists_those_waiting_for_a_layer(app
             break
     clean(at)
     assert at.dataframe[0].value["mode"].tolist() == ["bm25:verbatim", "hnsw:verbatim"]
+
+
+def test_rooms_are_counted_once_kept_on_disk_and_their_table_paged(app_env, monkeypatch):
+    """A fresh server reads the room sizes back instead of every card (6 s at 50,000 cards),
+    and the table shows TABLE_ROWS rooms at a time, the largest first."""
+    import streamlit as st
+    import ui.rooms
+
+    import palace_lab.rooms
+
+    monkeypatch.setattr(ui.rooms, "TABLE_ROWS", 3)
+    at = start("pages/rooms.py")
+    clean(at)
+    first = list(at.dataframe[0].value["room_key"])
+    assert len(first) == 3 and at.number_input(key="rooms_table_page")
+    at.number_input(key="rooms_table_page").set_value(2).run()
+    assert list(at.dataframe[0].value["room_key"]) != first
+    st.cache_data.clear()
+    st.cache_resource.clear()
+    monkeypatch.setattr(palace_lab.rooms, "room_stats", lambda *a, **k: pytest.fail("recounted"))
+    again = start("pages/rooms.py")
+    clean(again)
+    assert list(again.dataframe[0].value["room_key"]) == first
+
+
+def test_slow_imports_are_warmed_once_per_process_in_the_background(app_env):
+    import sys
+
+    from ui.state import warm_imports
+
+    clean(start())
+    thread = warm_imports()
+    assert thread is warm_imports() and thread.name == "palace-lab-warm-imports"
+    thread.join(60)
+    assert "scipy.stats" in sys.modules
+
+
+def test_an_ab_search_reads_the_cards_of_its_hits_not_every_card(app_env, monkeypatch):
+    """At 50,000 cards the room filter and the result cards read every card (5.7 s); the
+    filter lists rooms read back from disk and the results read their own hits' cards."""
+    import streamlit as st
+
+    from palace_lab.store import Palace
+
+    lab("rounding of amounts")  # an earlier server built the indexes and counted the rooms
+    st.cache_data.clear()
+    st.cache_resource.clear()
+    monkeypatch.setattr(Palace, "cards", lambda *a, **k: pytest.fail("read every card"))
+    monkeypatch.setattr(Palace, "card_map", lambda *a, **k: pytest.fail("read every card"))
+    at = lab("pool timeout connection error")
+    assert grade_controls(at, "a") and at.selectbox(key="lab_f_room").options[1:]
