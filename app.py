@@ -24,8 +24,11 @@ PAGES = {
     ],
 }
 
-from ui.state import sidebar  # noqa: E402 - after set_page_config
+from ui.state import sidebar, warm_imports  # noqa: E402 - after set_page_config
 
 navigation = st.navigation(PAGES)
 sidebar()
-navigation.run()
+try:
+    navigation.run()
+finally:
+    warm_imports()  # after the page, so the first render does not share the CPU with it

@@ -19,9 +19,11 @@ Timed, ``--repeat`` times each, medians printed (min-max beside them):
   what the page adds on top of is rendering.
 
 - ``--pages --db PALACE`` (a real-size palace, e.g. the 50,000 exchanges bench_scale keeps with
-  ``--db``): each page's first render in one fresh server (page opened → its script run
-  finished), in the sidebar's order, then an A/B query in the Search lab; a page still running
-  after ``--page-timeout`` seconds is reported as such (with what it was doing).
+  ``--db``): each page's first render (page asked for → its script run finished), in the
+  sidebar's order, twice, each time in a fresh server: reached by its sidebar link as a person
+  does (the Overview by the address), then each opened by its address (the app's frontend
+  loaded again every time, about 3 s here); then an A/B query in the Search lab. A page still
+  running after ``--page-timeout`` seconds is reported as such (with what it was doing).
 
     .venv/bin/python benchmarks/bench_app.py --repeat 5
     .venv/bin/python benchmarks/bench_app.py --pages --db /tmp/p50k.db
@@ -136,11 +138,39 @@ def time_engine(db: Path, repeat: int) -> list[float]:
 
 
 PAGES = ("", "load", "budgets", "rooms", "search_lab", "evaluation", "tuning", "lifecycle")
+TITLES = {"load": "Load & distill", "budgets": "Budgets", "rooms": "Rooms",
+          "search_lab": "Search lab (A/B)", "evaluation": "Evaluation", "tuning": "Tuning",
+          "lifecycle": "Memory lifecycle"}
+
+
+def time_clicks(db: Path, timeout_s: float) -> dict:
+    """Seconds to each page's first render as a person meets it, in one fresh server: the
+    Overview opened by its address, then each other page by its sidebar link (no reload of
+    the app's frontend); None when the page was still running at ``timeout_s``."""
+    from playwright.sync_api import TimeoutError as PlaywrightTimeout
+
+    out: dict[str, float | None] = {}
+    with streamlit_server({"PALACE_LAB_DB": str(db)}) as url, chromium() as page:
+        for slug in PAGES:
+            start = time.perf_counter()
+            if slug:
+                page.locator('[data-testid="stSidebarNav"]').get_by_text(TITLES[slug], exact=True).click()
+            else:
+                page.goto(url)
+            try:
+                settle(page, timeout_s * 1000)
+                out[f"{slug} (sidebar)" if slug else "overview (first page)"] = \
+                    time.perf_counter() - start
+            except PlaywrightTimeout:
+                out[f"{slug} (sidebar)"] = None
+                log_page(page, slug)
+    return out
 
 
 def time_pages(db: Path, timeout_s: float) -> dict:
-    """Seconds to each page's first render (its script run over) in one fresh server, then
-    an A/B query in the Search lab; None when the page was still running at ``timeout_s``."""
+    """Seconds to each page's first render (its script run over) in one fresh server, each
+    opened by its address (the frontend loaded again each time), then an A/B query in the
+    Search lab; None when the page was still running at ``timeout_s``."""
     from playwright.sync_api import TimeoutError as PlaywrightTimeout
 
     out: dict[str, float | None] = {}
@@ -150,9 +180,9 @@ def time_pages(db: Path, timeout_s: float) -> dict:
             page.goto(f"{url}/{slug}")
             try:
                 settle(page, timeout_s * 1000)
-                out[slug or "overview"] = time.perf_counter() - start
+                out[f"{slug or 'overview'} (address)"] = time.perf_counter() - start
             except PlaywrightTimeout:
-                out[slug or "overview"] = None
+                out[f"{slug or 'overview'} (address)"] = None
                 log_page(page, slug)
         page.goto(f"{url}/search_lab")
         try:
@@ -202,7 +232,8 @@ def main(argv: list[str] | None = None) -> int:
     if args.pages:
         if not args.db:
             parser.error("--pages needs --db PALACE")
-        pages = time_pages(Path(args.db), args.page_timeout)
+        pages = {**time_clicks(Path(args.db), args.page_timeout),
+                 **time_pages(Path(args.db), args.page_timeout)}
         print(json.dumps(pages, indent=1) if args.json else "", end="")
         if not args.json:
             print_pages(Path(args.db), pages, args.page_timeout)

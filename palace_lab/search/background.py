@@ -9,10 +9,13 @@ was) and the index files land in the palace's index cache, where the searching e
 them at its next search. While the build runs, the searching engine takes the number of texts
 left from the build's progress (:attr:`SearchEngine.building`) instead of counting them again
 at every search, and keeps treating the run as missing or behind until its index exists.
+The build thread runs at a lower CPU priority (:func:`lower_priority`), so the pages rendered
+meanwhile are not slowed by the embedding.
 """
 
 from __future__ import annotations
 
+import os
 import threading
 from collections.abc import Callable, Iterable
 from dataclasses import dataclass, replace
@@ -51,6 +54,20 @@ class BuildStatus:
     @property
     def fraction(self) -> float:
         return min(self.done / self.total, 1.0) if self.total else 0.0
+
+
+NICE = 10  # added to the build thread's niceness: a page or a search gets the cores first
+
+
+def lower_priority() -> bool:
+    """Lower the calling thread's CPU priority by :data:`NICE` (Linux schedules threads on their
+    own, and the threads it starts, the embedder's among them, inherit it); False elsewhere."""
+    try:
+        me = threading.get_native_id()
+        os.setpriority(os.PRIO_PROCESS, me, min(os.getpriority(os.PRIO_PROCESS, me) + NICE, 19))
+    except (AttributeError, OSError):  # no per-thread priority here, or not allowed
+        return False
+    return True
 
 
 class BackgroundBuild:
@@ -109,6 +126,7 @@ class BackgroundBuild:
 
     def _work(self, runs: list[PureMode]) -> None:
         builder = None
+        lower_priority()
         try:
             builder = self._open()
             for run in runs:

@@ -81,6 +81,18 @@ def test_the_tool_call_table_is_paged_heaviest_first_and_its_picker_holds_one_pa
     at.number_input(key="life_tc_page").set_value(2).run()
     assert list(at.dataframe[0].value["exchange_id"]) == [r.exchange_id for r in every[2:4]]
     assert any(f"of {len(every):,}" in c.value for c in at.caption)
+    import streamlit as st
+
+    from palace_lab.lifecycle import toolcalls
+
+    st.cache_data.clear()  # a fresh server reads the table back from disk
+    monkeypatch.setattr(toolcalls, "toolcall_table", lambda *a, **k: pytest.fail("recomputed"))
+    again = AppTest.from_file(APP, default_timeout=60)
+    again.run()
+    again.switch_page("pages/lifecycle.py")
+    again.run()
+    assert not again.exception and list(again.dataframe[0].value["exchange_id"]) == \
+        [r.exchange_id for r in every[:2]]
 
 
 def test_the_scatter_shows_an_even_sample_above_its_point_cap(monkeypatch):
