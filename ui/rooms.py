@@ -25,7 +25,8 @@ def stats() -> list[rooms.RoomStat]:
     def compute() -> list[list]:
         _, rows = budget()
         tokens = {r.exchange_id: r.verbatim for r in rows}
-        return [list(astuple(s)) for s in rooms.room_stats(cards(), tokens)]
+        filed = palace().card_rooms(distiller_version())
+        return [list(astuple(s)) for s in rooms.room_stats(filed, tokens)]
 
     name = f"rooms-{content_key()[:16]}-{code_version('palace_lab.rooms', 'palace_lab.model')}"
     return [rooms.RoomStat(*row) for row in disk_cached(str(db_path()), name, compute)]

@@ -9,8 +9,9 @@ from __future__ import annotations
 
 import json
 from collections.abc import Collection, Iterable, Sequence
+from typing import NamedTuple
 
-from palace_lab.model import DistilledCard, Exchange, content_hash
+from palace_lab.model import DistilledCard, Exchange, Room, content_hash
 from palace_lab.store.opening import rows_in
 
 
@@ -20,6 +21,13 @@ def card_hash(card: DistilledCard) -> str:
     extra = (json.dumps(list(card.keywords)),) if card.keywords else ()
     return content_hash(card.exchange_id, card.distiller, card.exchange_core,
                         card.specific_context, rooms, json.dumps(list(card.files_touched)), *extra)
+
+
+class CardRooms(NamedTuple):
+    """A card's rooms, for counting rooms without reading the rest of the card."""
+
+    exchange_id: str
+    room_assignments: tuple[Room, ...]
 
 
 class CardsMixin:
@@ -78,6 +86,16 @@ class CardsMixin:
         rows = rows_in(self.conn, "SELECT * FROM cards WHERE distiller=? AND exchange_id"
                                   " IN ({marks})", ids, distiller)
         return {r["exchange_id"]: _row_card(r) for r in rows}
+
+    def card_rooms(self, distiller: str) -> list[CardRooms]:
+        """The room assignments of one version's cards, in the order of :meth:`cards`
+        (exchange id and rooms only: a third of the time of reading the cards, at 50,000)."""
+        rows = self.conn.execute(
+            "SELECT c.exchange_id, c.rooms_json FROM exchanges e INDEXED BY exchanges_in_order"
+            " JOIN cards c ON c.distiller=? AND c.exchange_id = e.exchange_id"
+            " JOIN conversations v ON v.conversation_id = e.conversation_id"
+            " ORDER BY v.started_at, v.conversation_id, e.ply_start", (distiller,))
+        return [CardRooms(eid, tuple(Room(**r) for r in json.loads(rooms))) for eid, rooms in rows]
 
     def card_map(self, distiller: str) -> dict[str, DistilledCard]:
         return {c.exchange_id: c for c in self.cards(distiller)}

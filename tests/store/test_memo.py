@@ -82,3 +82,4 @@ def test_many_keys_are_read_in_one_pass_with_the_same_answer(palace, monkeypatch
     by_lists = memo.get(asked)
     monkeypatch.setattr(memo_module, "SCAN_FROM", 1)
     assert memo.get(asked) == by_lists == {"k3": (3, "s3"), "k9": (9, "s9")}
+
