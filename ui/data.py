@@ -2,8 +2,9 @@
 
 Keys carry :func:`content_key` (the exchanges' and the version's cards' fingerprints), so a
 re-ingest or a re-distillation is seen on the next rerun. The key itself is recomputed only
-when SQLite says the file changed (:func:`ui.state.palace_state`), and needs no search engine (so no index library is imported on a
-page that does not search). Results of ``cache_resource`` are shared, never mutated.
+when SQLite says the file changed (:func:`ui.state.palace_state`), and needs no search
+engine (so no index library is imported on a page that does not search). Results of
+``cache_resource`` are shared, never mutated.
 """
 
 from __future__ import annotations
