@@ -9,6 +9,7 @@ pass through :func:`md_escape` first.
 from __future__ import annotations
 
 import re
+from collections.abc import Sequence
 from typing import TYPE_CHECKING
 
 import streamlit as st
@@ -79,6 +80,18 @@ def pager(label: str, items: int, size: int, key: str) -> int:
         return 0
     page = st.number_input(f"{label} (of {pages})", 1, pages, 1, key=key)
     return int(page) - 1
+
+
+def paged(rows: Sequence, size: int, key: str, *, label: str, noun: str, order: str
+          ) -> tuple[int, Sequence]:
+    """``(page, its rows)`` of ``rows`` in pages of ``size`` (:func:`pager`), with a caption
+    naming the range shown (e.g. "Rooms 201–400 of 23,098, the largest first.")."""
+    page = pager(label, len(rows), size, key)
+    shown = rows[page * size:(page + 1) * size]
+    if len(rows) > size:
+        st.caption(f"{noun} {page * size + 1:,}–{page * size + len(shown):,} of {len(rows):,}, "
+                   f"{order}.")
+    return page, shown
 
 
 def show_text(text: str, key: str, *, code: bool) -> None:

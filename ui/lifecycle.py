@@ -20,7 +20,7 @@ from palace_lab.lifecycle import compress, consolidate, pack, report, toolcalls,
 from palace_lab.lifecycle.timeline import replay
 from palace_lab.store.memo import code_version
 from ui.data import disk_cached
-from ui.exchange import clip, md_escape, pager
+from ui.exchange import clip, md_escape, paged
 from ui.state import db_path, distiller_version, distiller_versions, palace, palace_at
 
 
@@ -71,11 +71,8 @@ def toolcalls_panel() -> None:
                "result text of the exchange; after: the compressed block.")
     st.plotly_chart(charts.toolcall_scatter(rows, min_tokens=int(heavy)), width="stretch")
     heaviest = sorted(rows, key=lambda r: -r.tokens_before)
-    page = pager("Page", len(heaviest), TABLE_ROWS, "life_tc_page")
-    shown = heaviest[page * TABLE_ROWS:(page + 1) * TABLE_ROWS]
-    if len(heaviest) > TABLE_ROWS:
-        st.caption(f"Exchanges {page * TABLE_ROWS + 1:,}–{page * TABLE_ROWS + len(shown):,} of "
-                   f"{len(heaviest):,}, the most tool traffic first.")
+    page, shown = paged(heaviest, TABLE_ROWS, "life_tc_page", label="Page", noun="Exchanges",
+                        order="the most tool traffic first")
     columns = ["exchange_id", "calls", "tokens_before", "tokens_after", "ratio", "project",
                "timestamp", "preview"]
     st.dataframe(pd.DataFrame([r.to_dict() for r in shown], columns=columns), width="stretch",

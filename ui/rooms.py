@@ -11,7 +11,7 @@ from palace_lab import rooms
 from palace_lab.charts.rooms import co_occurrence_heatmap, projection_scatter, room_map
 from palace_lab.store.memo import code_version
 from ui.data import budget, card_map_for, cards, content_key, disk_cached
-from ui.exchange import pager, show_card, show_messages
+from ui.exchange import paged, show_card, show_messages
 from ui.search import prepare
 from ui.state import db_path, distiller_version, embedder_name, engine_for, palace
 
@@ -82,11 +82,8 @@ def map_panel() -> None:
     kind = b.radio("Chart", ["treemap", "sunburst"], horizontal=True, key="rooms_kind")
     room_stats = stats()
     st.plotly_chart(room_map(room_stats, size=size, kind=kind), width="stretch")
-    page = pager("Rooms page", len(room_stats), TABLE_ROWS, "rooms_table_page")
-    shown = room_stats[page * TABLE_ROWS:(page + 1) * TABLE_ROWS]
-    if len(room_stats) > TABLE_ROWS:
-        st.caption(f"Rooms {page * TABLE_ROWS + 1:,}–{page * TABLE_ROWS + len(shown):,} of "
-                   f"{len(room_stats):,}, the largest first.")
+    _, shown = paged(room_stats, TABLE_ROWS, "rooms_table_page", label="Rooms page",
+                     noun="Rooms", order="the largest first")
     st.dataframe([s.to_dict() for s in shown], width="stretch", hide_index=True)
 
 
