@@ -10,16 +10,26 @@ them at its next search. While the build runs, the searching engine takes the nu
 left from the build's progress (:attr:`SearchEngine.building`) instead of counting them again
 at every search, and keeps treating the run as missing or behind until its index exists.
 The build thread runs at a lower CPU priority (:func:`lower_priority`), so the pages rendered
-meanwhile are not slowed by the embedding.
+meanwhile are not slowed by the embedding. The app builds in a child process
+(:class:`ProcessBuilder`, ``python -m palace_lab.search.background``): a thread of the server's
+own process shares its interpreter lock and its model's thread pools with every page, and a
+niced thread does not nice the threads an already loaded model started.
 """
 
 from __future__ import annotations
 
+import argparse
+import json
 import os
+import subprocess
+import sys
 import threading
-from collections.abc import Callable, Iterable
+from collections import deque
+from collections.abc import Callable, Iterable, Sequence
 from dataclasses import dataclass, replace
+from pathlib import Path
 
+from palace_lab.errors import SearchError
 from palace_lab.search.modes import PureMode
 
 
@@ -149,3 +159,120 @@ class BackgroundBuild:
             if step.startswith("embed"):
                 self.engine.building[run] = max(total - done, 1)
         return progress
+
+
+class ProcessBuilder:
+    """A builder for :class:`BackgroundBuild` that builds in a child process at a lower
+    priority (:func:`main`), its progress read from the child's output line by line; its
+    last lines are the error when it fails. The child is stopped with the thread that started
+    it (Linux), so a stopped server leaves no build behind."""
+
+    def __init__(self, path: str | Path, *, distiller: str | None, embedder: str,
+                 inline_embed: float | None = None):
+        self.path, self.distiller, self.embedder = str(path), distiller, embedder
+        self.inline_embed = inline_embed
+        self.pid: int | None = None  # the child building now (or last)
+
+    def command(self, runs: Sequence) -> list[str]:
+        cmd = [sys.executable, "-m", "palace_lab.search.background", self.path,
+               "--embedder", self.embedder, "--nice", str(child_niceness())]
+        if self.distiller:
+            cmd += ["--distiller", self.distiller]
+        if self.inline_embed is not None:
+            cmd += ["--inline-embed", str(self.inline_embed)]
+        return cmd + [str(r) for r in runs]
+
+    def prepare(self, runs: Sequence, progress: Callable[[str, int, int], None] | None = None
+                ) -> None:
+        last: deque[str] = deque(maxlen=5)
+        with subprocess.Popen(self.command(runs), stdout=subprocess.PIPE,
+                              stderr=subprocess.STDOUT, stdin=subprocess.DEVNULL, text=True,
+                              bufsize=1) as child:
+            self.pid = child.pid
+            for line in child.stdout:
+                tick = _progress_line(line)
+                if tick is None:
+                    last.append(line.rstrip())
+                elif progress:
+                    progress(*tick)
+        if child.returncode:
+            told = next((t for t in reversed(last) if t.strip()), "")
+            raise SearchError(told or f"the build process exited with {child.returncode}")
+
+    def close(self) -> None:
+        """Nothing to close: the child closed its palace when it ended."""
+
+
+def _progress_line(line: str) -> tuple[str, int, int] | None:
+    """``(step, done, total)`` of a progress line of the child, None for any other line."""
+    if not line.startswith('{"step"'):
+        return None
+    try:
+        tick = json.loads(line)
+        return str(tick["step"]), int(tick["done"]), int(tick["total"])
+    except (ValueError, KeyError, TypeError):
+        return None
+
+
+def child_niceness() -> int:
+    """The niceness of a build process: the server's (its main thread's) plus :data:`NICE`,
+    whichever thread starts it (the build thread is niced already)."""
+    try:
+        return min(os.getpriority(os.PRIO_PROCESS, os.getpid()) + NICE, 19)
+    except (AttributeError, OSError):
+        return NICE
+
+
+def _detach(niceness: int) -> None:
+    """In the child: ``niceness``, and ended when the thread that started it ends."""
+    try:
+        if os.getpriority(os.PRIO_PROCESS, 0) < niceness:
+            os.setpriority(os.PRIO_PROCESS, 0, niceness)
+    except (AttributeError, OSError):
+        pass
+    try:
+        import ctypes
+        import signal
+
+        ctypes.CDLL(None, use_errno=True).prctl(1, signal.SIGTERM)  # PR_SET_PDEATHSIG
+    except (OSError, AttributeError):  # not Linux: the build runs to its end
+        pass
+
+
+def main(argv: list[str] | None = None) -> int:
+    """Build the named runs' indexes of a palace, one JSON progress line per tick on stdout."""
+    parser = argparse.ArgumentParser(prog="python -m palace_lab.search.background",
+                                     description=main.__doc__)
+    parser.add_argument("db")
+    parser.add_argument("runs", nargs="+", help="pure modes, e.g. hnsw:verbatim")
+    parser.add_argument("--distiller")
+    parser.add_argument("--embedder", default="minilm")
+    parser.add_argument("--inline-embed", type=float)
+    parser.add_argument("--nice", type=int, default=NICE, help="the niceness to run at")
+    args = parser.parse_args(argv)
+    _detach(args.nice)
+    from palace_lab.search import SearchEngine
+    from palace_lab.store import Palace
+
+    def progress(step: str, done: int, total: int) -> None:
+        print(json.dumps({"step": step, "done": done, "total": total}), flush=True)
+
+    try:
+        palace = Palace.open(args.db, create=False)
+    except Exception as exc:  # said on the last line: the parent shows it
+        print(f"cannot open {args.db}: {exc}", flush=True)
+        return 1
+    try:
+        engine = SearchEngine(palace, distiller=args.distiller, embedder=args.embedder,
+                              inline_embed=args.inline_embed)
+        engine.prepare(args.runs, progress=progress)
+    except Exception as exc:
+        print(f"{type(exc).__name__}: {exc}", flush=True)
+        return 1
+    finally:
+        palace.close()
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())

@@ -353,7 +353,7 @@ def test_search_lab_builds_a_missing_vector_layer_in_the_background(app_env, mon
         p.conn.commit()
     at = lab("retry backoff", mode_b=DEFAULT_MODE)
     notes = ""
-    for _ in range(60):  # the build runs in its own thread
+    for _ in range(60):  # the build runs in a child process
         notes = " ".join(c.value for c in at.caption).replace("\\", "").lower()
         if "built in the background: hnsw:verbatim" in notes:
             break
@@ -375,6 +375,7 @@ def test_evaluation_measures_ready_modes_and_lists_those_waiting_for_a_layer(app
     from palace_lab.store import Palace
 
     monkeypatch.setenv("PALACE_LAB_INLINE_EMBED", "0")
+    monkeypatch.setenv("PALACE_LAB_BACKGROUND", "thread")  # held below, in this process
     with Palace.open(app_env) as p:
         p.conn.execute("DELETE FROM embeddings")
         p.conn.commit()

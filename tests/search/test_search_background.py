@@ -124,3 +124,54 @@ def test_the_build_runs_at_a_lower_cpu_priority_than_the_pages(tiny, tmp_path): 
     ours = os.getpriority(os.PRIO_PROCESS, threading.get_native_id())
     assert seen == {"build": min(ours + NICE, 19), "child": min(ours + NICE, 19)}
     assert not build.status.error
+
+
+def test_the_app_builds_in_a_niced_child_process_and_searches_see_its_index(tiny, tmp_path):  # noqa: F811
+    """A build thread shares the server's interpreter lock and its loaded model's thread pools
+    with every page (a cold Lifecycle page at 50,000 exchanges: 24.8 s beside a thread build,
+    17.2 s beside a child process): the app's builder is a real child process, at a lower
+    priority, whose progress reaches the status line by line."""
+    import os
+    import sys
+
+    from palace_lab.search.background import NICE, ProcessBuilder
+
+    engine = SearchEngine(tiny[0], embedder="fake", inline_embed=0)
+    ticks, seen = [], {}
+
+    class Watched(ProcessBuilder):  # the real child; the test only looks at its priority
+        def __init__(self):
+            super().__init__(tmp_path / "palace.db", distiller=None, embedder="fake",
+                             inline_embed=0)
+
+        def prepare(self, runs, progress=None):
+            def tick(step, done, total):
+                ticks.append((step, done, total))
+                if sys.platform.startswith("linux") and "nice" not in seen:
+                    seen["nice"] = os.getpriority(os.PRIO_PROCESS, self.pid)
+                if progress:
+                    progress(step, done, total)
+            super().prepare(runs, tick)
+
+    build = BackgroundBuild(engine, Watched, close_engine=ProcessBuilder.close)
+    assert build.start([DEFAULT_MODE])
+    build.join(60)
+    assert not build.status.error and build.status.finished == ("hnsw:verbatim",), build.status
+    assert ticks and all(isinstance(n, int) for _, n, _ in ticks)
+    if sys.platform.startswith("linux"):
+        assert seen["nice"] == min(os.getpriority(os.PRIO_PROCESS, 0) + NICE, 19)
+    assert not engine.answer("zebrafish quokka", DEFAULT_MODE, k=3).plan.degraded
+
+
+def test_a_failed_child_build_says_why(tmp_path):
+    from palace_lab.errors import SearchError
+    from palace_lab.search.background import ProcessBuilder
+
+    builder = ProcessBuilder(tmp_path / "absent.db", distiller=None, embedder="fake")
+    try:
+        builder.prepare(["hnsw:verbatim"])
+    except SearchError as exc:
+        assert "cannot open" in str(exc) and "absent.db" in str(exc)
+    else:
+        raise AssertionError("a build of a missing palace did not fail")
+    assert builder.pid is not None
