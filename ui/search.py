@@ -13,7 +13,7 @@ from collections.abc import Sequence
 
 import streamlit as st
 
-from palace_lab.search.background import BackgroundBuild, ProcessBuilder
+from palace_lab.search.background import BackgroundBuild, background_build
 from palace_lab.search.modes import parse_mode
 from ui.data import content_key
 from ui.state import db_path, distiller_version, embedder_name, engine, engine_for, inline_embed
@@ -44,22 +44,9 @@ def prepare(modes: Sequence[str]) -> None:
 @st.cache_resource(max_entries=4, show_spinner=False)
 def _background(path: str, distiller: str | None, embedder: str) -> BackgroundBuild:
     """In a child process (``PALACE_LAB_BACKGROUND=thread``: a thread of the server's own)."""
-    if os.environ.get("PALACE_LAB_BACKGROUND") == "thread":
-        def open_engine():
-            from palace_lab.search import SearchEngine
-            from palace_lab.store import Palace
-
-            return SearchEngine(Palace.open(path, create=False), distiller=distiller,
-                                embedder=embedder, inline_embed=inline_embed())
-
-        return BackgroundBuild(engine_for(path, distiller, embedder), open_engine)
-
-    def open_builder():
-        return ProcessBuilder(path, distiller=distiller, embedder=embedder,
-                              inline_embed=inline_embed())
-
-    return BackgroundBuild(engine_for(path, distiller, embedder), open_builder,
-                           close_engine=ProcessBuilder.close)
+    return background_build(engine_for(path, distiller, embedder), path, distiller=distiller,
+                            embedder=embedder, inline_embed=inline_embed(),
+                            thread=os.environ.get("PALACE_LAB_BACKGROUND") == "thread")
 
 
 def background() -> BackgroundBuild:

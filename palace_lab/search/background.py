@@ -161,6 +161,30 @@ class BackgroundBuild:
         return progress
 
 
+def background_build(engine, path: str | Path, *, distiller: str | None, embedder: str,
+                     inline_embed: float | None = None, thread: bool = False) -> BackgroundBuild:
+    """The background build of the palace at ``path`` beside ``engine``: in a child process
+    (:class:`ProcessBuilder`), or with ``thread`` in a thread of this process, on its own
+    connection and engine."""
+    if thread:
+        return BackgroundBuild(engine, lambda: open_engine(path, distiller, embedder,
+                                                           inline_embed))
+    return BackgroundBuild(engine, lambda: ProcessBuilder(path, distiller=distiller,
+                                                          embedder=embedder,
+                                                          inline_embed=inline_embed),
+                           close_engine=ProcessBuilder.close)
+
+
+def open_engine(path: str | Path, distiller: str | None, embedder: str,
+                inline_embed: float | None):
+    """A search engine of its own on the palace at ``path`` (a builder's)."""
+    from palace_lab.search import SearchEngine
+    from palace_lab.store import Palace
+
+    return SearchEngine(Palace.open(path, create=False), distiller=distiller,
+                        embedder=embedder, inline_embed=inline_embed)
+
+
 class ProcessBuilder:
     """A builder for :class:`BackgroundBuild` that builds in a child process at a lower
     priority (:func:`main`), its progress read from the child's output line by line; its
@@ -251,26 +275,22 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--nice", type=int, default=NICE, help="the niceness to run at")
     args = parser.parse_args(argv)
     _detach(args.nice)
-    from palace_lab.search import SearchEngine
-    from palace_lab.store import Palace
 
     def progress(step: str, done: int, total: int) -> None:
         print(json.dumps({"step": step, "done": done, "total": total}), flush=True)
 
     try:
-        palace = Palace.open(args.db, create=False)
+        engine = open_engine(args.db, args.distiller, args.embedder, args.inline_embed)
     except Exception as exc:  # said on the last line: the parent shows it
         print(f"cannot open {args.db}: {exc}", flush=True)
         return 1
     try:
-        engine = SearchEngine(palace, distiller=args.distiller, embedder=args.embedder,
-                              inline_embed=args.inline_embed)
         engine.prepare(args.runs, progress=progress)
     except Exception as exc:
         print(f"{type(exc).__name__}: {exc}", flush=True)
         return 1
     finally:
-        palace.close()
+        engine.palace.close()
     return 0
 
 
