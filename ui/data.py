@@ -2,7 +2,7 @@
 
 Keys carry :func:`content_key` (the exchanges' and the version's cards' fingerprints), so a
 re-ingest or a re-distillation is seen on the next rerun. The key itself is recomputed only
-when SQLite says the file changed (:func:`ui.state.palace_state`), and needs no search
+when SQLite says the file changed (:meth:`palace_lab.store.Palace.state`), and needs no search
 engine (so no index library is imported on a page that does not search). Results of
 ``cache_resource`` are shared, never mutated.
 """
@@ -12,34 +12,22 @@ from __future__ import annotations
 import json
 import threading
 from collections.abc import Callable
-from dataclasses import astuple
+from dataclasses import fields
 from pathlib import Path
 
 import streamlit as st
 
-from palace_lab.budget import ExchangeBudget, palace_budget, summarize
+from palace_lab.budget import ExchangeBudget, budget_rows, summarize
 from palace_lab.index.cache import cache_root, cards_fingerprint
 from palace_lab.model import content_hash
 from palace_lab.store.memo import code_version
-from ui.state import db_path, distiller_version, palace, palace_at, palace_state
-
-_KEYS: dict[tuple[str, str | None], tuple[tuple, str]] = {}
-_LOCK = threading.Lock()
-
+from ui.state import db_path, distiller_version, palace, palace_at
 
 def content_key() -> str:
-    """What the chosen version's data is made from right now (cheap when nothing changed)."""
-    p, version = palace(), distiller_version()
-    state = palace_state(p)
-    slot = (str(db_path()), version)
-    with _LOCK:
-        held = _KEYS.get(slot)
-        if held and held[0] == state:
-            return held[1]
-    key = content_hash(p.fingerprint(), cards_fingerprint(p, version))
-    with _LOCK:
-        _KEYS[slot] = (state, key)
-    return key
+    """What the chosen version's data is made from right now (cheap when nothing changed:
+    both fingerprints are kept until the file changes, :meth:`Palace.while_unchanged`)."""
+    p = palace()
+    return content_hash(p.fingerprint(), cards_fingerprint(p, distiller_version()))
 
 
 @st.cache_resource(max_entries=4, show_spinner=False)
@@ -96,11 +84,12 @@ def _prune(folder: Path) -> None:
         old.unlink(missing_ok=True)
 
 
-@st.cache_data(max_entries=8, show_spinner="Counting tokens…")
+@st.cache_resource(max_entries=8, show_spinner="Counting tokens…")  # shared: not pickled per call
 def _budget(path: str, version: str | None, content: str, encoding: str):
     def rows() -> list[list]:
-        _, made = palace_budget(palace_at(path), version, encoding)
-        return [list(astuple(r)) for r in made]  # every field, in ExchangeBudget's order
+        names = [f.name for f in fields(ExchangeBudget)]  # every field, in its order
+        return [[getattr(r, n) for n in names] for r in budget_rows(palace_at(path), version,
+                                                                     encoding)]
 
     # "budget2": rows carry the searched layer (core + keywords) since rules:v3
     name = f"budget2-{encoding}-{content[:16]}-{code_version('palace_lab.budget', 'palace_lab.tokens')}"

@@ -93,7 +93,8 @@ def contents_caption() -> None:
     """What the open palace holds: counts, projects, sources, time span."""
     from ui.state import distiller_version
 
-    c, version = palace_contents(palace()), distiller_version()
+    p, version = palace(), distiller_version()
+    c = p.while_unchanged("contents", lambda: palace_contents(p))
     made = next((v["cards"] for v in distiller_versions() if v["version"] == version), 0)
     st.caption(md_escape(db_path()))
     st.caption(f"{c.exchanges:,} exchanges · {c.conversations:,} conversations · {made:,} cards"

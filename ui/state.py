@@ -66,29 +66,11 @@ def palace_at(path: str):
     return _open_palace(path)
 
 
-def palace_state(p) -> tuple[int, int]:
-    """What changes whenever the palace file does: ``PRAGMA data_version`` (other connections'
-    commits) and ``total_changes`` (this shared connection's)."""
-    return p.conn.execute("PRAGMA data_version").fetchone()[0], p.conn.total_changes
-
-
-_VERSIONS: dict[str, tuple[tuple[int, int], list[dict]]] = {}
-_VERSIONS_LOCK = threading.Lock()
-
-
 def distiller_versions() -> list[dict]:
     """The palace's distiller versions with their card counts, read again only when the file
     changed (at 50,000 cards the count takes 0.1 s, and a render asks a dozen times)."""
-    p, path = palace(), str(db_path())
-    state = palace_state(p)
-    with _VERSIONS_LOCK:
-        held = _VERSIONS.get(path)
-    if held and held[0] == state:
-        return held[1]
-    versions = p.distiller_versions()
-    with _VERSIONS_LOCK:
-        _VERSIONS[path] = (state, versions)
-    return versions
+    p = palace()
+    return p.while_unchanged("distiller_versions", p.distiller_versions)
 
 
 def distiller_version() -> str | None:

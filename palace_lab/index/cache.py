@@ -44,10 +44,14 @@ def cards_fingerprint(palace: Palace, distiller: str | None) -> str:
     """Changes whenever a card of ``distiller`` is added, replaced or removed."""
     if not distiller:
         return ""
-    rows = palace.conn.execute(
-        "SELECT exchange_id, hash FROM cards INDEXED BY cards_by_version WHERE distiller=?"
-        " ORDER BY exchange_id", (distiller,))
-    return content_hash(distiller, *(f"{a}:{b}" for a, b in rows))
+
+    def compute() -> str:
+        rows = palace.conn.execute(
+            "SELECT exchange_id, hash FROM cards INDEXED BY cards_by_version WHERE distiller=?"
+            " ORDER BY exchange_id", (distiller,))
+        return content_hash(distiller, *(f"{a}:{b}" for a, b in rows))
+
+    return palace.while_unchanged(f"cards_fingerprint:{distiller}", compute)
 
 
 def slot_key(parts: dict) -> str:

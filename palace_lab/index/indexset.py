@@ -70,6 +70,7 @@ class IndexSet:
         self._slots: dict[tuple, str] = {}
         self._pending: dict[str, list] = {}
         self._texts: tuple | None = None  # the last layer's (key, ids, texts), see layer_rows
+        self._sources: dict[str, tuple] = {}  # see _layer_sources
         self._stale: dict[tuple[str, str], tuple[str, LayerIndex]] = {}
         self.build_log: list[dict] = []
         self.refresh()
@@ -83,8 +84,7 @@ class IndexSet:
 
     def refresh(self) -> bool:
         """Re-read the palace's fingerprints if it was written to; True if it had changed."""
-        conn = self.palace.conn
-        state = (conn.execute("PRAGMA data_version").fetchone()[0], conn.total_changes)
+        state = self.palace.state()
         if state == self._state:
             return False
         with self._lock:
@@ -254,7 +254,6 @@ class IndexSet:
             if isinstance(index, BM25Index):
                 index.source = folder / "bm25"  # the base folder (linked from) is pruned
             self.record(layer, mechanism, "save", start, len(ids))
-        self._state = None  # our own embedding writes moved the change counter; re-check once
         return LayerIndex(layer, mechanism, key, ids, index, folder, loaded=False)
 
     def stale(self, layer: str, mechanism: str) -> LayerIndex | None:
@@ -336,8 +335,8 @@ class IndexSet:
         ``previous`` knows the hashes its rows were made from, only the rows whose hash
         changed are read: the others' texts are None and their keys the previous ones."""
         start = time.perf_counter()
-        listed = layer_sources(self.palace, layer, self._distiller) \
-            if self.use_cache and mechanism in ("bm25", "hnsw") else None
+        listed, by_id = self._layer_sources(layer) \
+            if self.use_cache and mechanism in ("bm25", "hnsw") else (None, None)
         known = read_sources(previous[0]) if listed and previous else None
         if known is not None:
             ids, hashes = listed
@@ -352,12 +351,31 @@ class IndexSet:
                                                           cached=True)):
                 texts[i], rows[i] = text, row
             self.record(layer, mechanism, "texts", start, len(todo))
-            return ids, texts, rows, dict(zip(ids, hashes))
+            return ids, texts, rows, by_id
         ids, texts = self.layer_rows(layer)
         self.record(layer, mechanism, "texts", start, len(ids))
         rows = row_keys(mechanism, texts, self.embedder, cached=self.use_cache)
-        sources = dict(zip(*listed)) if listed and listed[0] == ids else None
+        sources = by_id if listed and listed[0] == ids else None
         return ids, texts, rows, sources
+
+    def _layer_sources(self, layer: str) -> tuple[tuple[list[str], list[str]] | None,
+                                                  dict[str, str] | None]:
+        """``(layer_sources(...), {exchange_id: hash})`` of ``layer`` now, read once per
+        content of the palace and shared by the layers made from the same source (every card
+        layer reads the same card hashes): a change makes the count of each vector layer and
+        the delta of each BM25 layer read them, five to eight times at once otherwise. The
+        lists are shared: callers copy before they change them."""
+        source = get_layer(layer).source
+        if source is None:
+            return None, None
+        memo = f"{source}:{self._distiller}" if source == "card" else source
+        content = self._content_key(layer)
+        held = self._sources.get(memo)
+        if held is None or held[0] != content:
+            listed = layer_sources(self.palace, layer, self._distiller)
+            held = (content, listed, dict(zip(*listed)))
+            self._sources[memo] = held
+        return held[1], held[2]
 
     # -- building from scratch ------------------------------------------------------------
 

@@ -4,7 +4,8 @@ from __future__ import annotations
 
 import math
 
-from palace_lab.budget import ExchangeBudget, fits_in_window, load_cost, palace_budget, summarize
+from palace_lab.budget import (ExchangeBudget, budget_rows, fits_in_window, load_cost, palace_budget,
+                               summarize)
 from palace_lab.distill.rules import RulesDistiller
 from palace_lab.distill.run import distill_palace
 from palace_lab.ingest import ingest_paths
@@ -119,6 +120,7 @@ def test_distill_keeps_the_figures_and_a_budget_counts_only_what_changed(palace,
     whole, whole_rows = palace_budget(palace)
     assert sizes == [14, 14, 14, 14, 14]  # the recount, for comparison
     assert kept_rows == whole_rows and kept.to_dict() == whole.to_dict()
+    assert budget_rows(palace) == kept_rows  # the rows alone, as the app reads them
     assert kept_rows[3].verbatim == rows[3].verbatim + 3 and kept.contexts == first.contexts
 
 

@@ -125,3 +125,49 @@ def test_a_small_bm25_layer_is_rebuilt_from_one_read(palace, tmp_path):
     engine = SearchEngine(palace, embedder="fake")
     engine.search("kabar", "bm25:verbatim")
     assert texts_read(engine, "verbatim") == [22]
+
+
+def test_layers_of_one_source_share_one_read_of_its_hashes(palace, tmp_path, large, monkeypatch):
+    """After a change, counting what four card layers and the verbatim layer lack, and the
+    BM25 deltas of two card layers, read the card hashes once and the exchange hashes once;
+    a re-distilled card is read again (the memo follows the palace's content)."""
+    add(palace, tmp_path, 0, 30)
+    engine = SearchEngine(palace, embedder="fake")
+    for layer in ("core", "all"):
+        engine.search("kabar", f"bm25:{layer}")
+    add(palace, tmp_path, 30, 3)
+    reads = {"card": 0, "exchange": 0}
+    for name, source in (("card_hashes", "card"), ("exchange_hashes", "exchange")):
+        real = getattr(Palace, name)
+        monkeypatch.setattr(Palace, name, lambda self, *a, _r=real, _s=source:
+                            reads.__setitem__(_s, reads[_s] + 1) or _r(self, *a))
+    indexes = engine.indexes
+    counts = {layer: indexes.pending(layer, "hnsw")
+              for layer in ("core", "core+files", "core+rooms", "all", "verbatim")}
+    for layer in ("core", "all"):
+        engine.search("kabar", f"bm25:{layer}")
+    assert counts["verbatim"] == 33 and reads == {"card": 1, "exchange": 1}
+    assert texts_read(engine, "core")[-1] == 3  # the BM25 delta read the new rows only
+    card = palace.cards(palace.latest_distiller())[0]
+    palace.conn.execute("UPDATE cards SET exchange_core = 'zzunique', hash = 'changed'"
+                        " WHERE exchange_id = ?", (card.exchange_id,))
+    palace.conn.commit()
+    assert engine.search("zzunique", "bm25:core", k=1)[0].exchange_id == card.exchange_id
+    assert reads == {"card": 2, "exchange": 1}
+
+
+def test_a_bm25_build_does_not_make_the_palace_fingerprints_recomputed(palace, tmp_path,
+                                                                       monkeypatch):
+    """A BM25 build writes no row to the palace, so the next use of the index set does not
+    re-read the fingerprints (a vector build's own embedding writes do)."""
+    add(palace, tmp_path, 0, 10)
+    engine = SearchEngine(palace, embedder="fake")
+    calls = []
+    real = Palace.fingerprint
+    monkeypatch.setattr(Palace, "fingerprint", lambda self: calls.append(1) or real(self))
+    engine.search("kabar", "bm25:verbatim")
+    engine.search("kabar", "bm25:core")
+    assert calls == []
+    engine.search("kabar", "hnsw:core")
+    engine.search("kabar", "hnsw:core")
+    assert len(calls) == 1

@@ -158,6 +158,7 @@ def test_ids_and_hashes_are_read_from_covering_indexes(palace):
     assert [c[0] for c in palace.card_hashes(version)] == list(order)
     palace.fingerprint()
     palace.conn.set_trace_callback(None)
+    traced = [sql for sql in traced if not sql.startswith("PRAGMA")]  # the state check
     assert len(traced) == 3
     for sql in traced:
         plan = [r[3] for r in palace.conn.execute("EXPLAIN QUERY PLAN " + sql,
@@ -203,3 +204,30 @@ def test_card_rooms_are_the_cards_rooms_in_card_order(palace, real_exports):
     assert [(c.exchange_id, c.room_assignments) for c in cards] == \
         [(f.exchange_id, f.room_assignments) for f in filed] and cards
     assert room_stats(filed) == room_stats(cards)
+
+
+def test_fingerprints_are_read_once_per_state_of_the_file(palace, tmp_path):
+    """``fingerprint`` and the cards' fingerprint are kept until the file changes: by this
+    connection (a write) or by another one (a commit there), and then read again."""
+    from tiny_palace import fill
+
+    from palace_lab.distill.rules import RulesDistiller
+    from palace_lab.distill.run import distill_palace
+    from palace_lab.index.cache import cards_fingerprint
+
+    fill(palace, 3)
+    distill_palace(palace, RulesDistiller())
+    version = palace.latest_distiller()
+    first, cards = palace.fingerprint(), cards_fingerprint(palace, version)
+    traced = []
+    palace.conn.set_trace_callback(traced.append)
+    assert (palace.fingerprint(), cards_fingerprint(palace, version)) == (first, cards)
+    assert all(sql.startswith("PRAGMA") for sql in traced)
+    with palace.transaction() as tx:  # this connection
+        tx.execute("UPDATE cards SET hash = 'changed' WHERE rowid = (SELECT MIN(rowid) FROM cards)")
+    assert palace.fingerprint() == first and cards_fingerprint(palace, version) != cards
+    other = Palace.open(palace.path, create=False)  # another connection
+    with other.transaction() as tx:
+        tx.execute("UPDATE exchanges SET hash = 'changed' WHERE rowid = (SELECT MIN(rowid) FROM exchanges)")
+    other.close()
+    assert palace.fingerprint() != first
