@@ -6,7 +6,6 @@ from __future__ import annotations
 import os
 import socket
 import subprocess
-import sys
 import time
 import urllib.request
 from contextlib import contextmanager
@@ -40,9 +39,9 @@ def streamlit_server(env: dict[str, str], *, port: int | None = None, timeout: f
     """``url`` of a running ``streamlit run app.py``; the server is stopped on exit. Reusing a
     ``port`` lets the browser reuse its cache of Streamlit's static files, as a person's does."""
     port = port or free_port()
-    cmd = [sys.executable, "-m", "streamlit", "run", str(ROOT / "app.py"), "--server.address",
-           "127.0.0.1", "--server.port", str(port), "--server.headless", "true",
-           "--browser.gatherUsageStats", "false"]
+    from palace_lab.cli.app import streamlit_command
+
+    cmd = streamlit_command(port)  # as `palace-lab app` starts it (no file watcher)
     log = open(Path(env.get("PALACE_LAB_CACHE_DIR", "/tmp")) / f"streamlit-{port}.log", "w")
     proc = subprocess.Popen(cmd, cwd=ROOT, env={**os.environ, "HF_HUB_OFFLINE": "1", **env},
                             stdout=log, stderr=subprocess.STDOUT)

@@ -175,7 +175,8 @@ class Tools:
         self,
         query: Annotated[str, Field(min_length=1, description="what to recall, in plain words")],
         mode: Annotated[str | None, Field(description="search mode name or mode string "
-                                          "(`palace-lab modes`); default: the library's")] = None,
+                                          "(`palace-lab modes`); default: the palace's saved "
+                                          "default, else the library's")] = None,
         k: Annotated[int, Field(ge=1, le=MAX_K, description="number of hits")] = 10,
         project: Annotated[str | None, Field(description="only this project")] = None,
         since: Annotated[str | None, Field(description="only on or after this ISO date")] = None,

@@ -1,8 +1,8 @@
 """Recall: the read-only questions an agent may ask of one palace, answered as plain dicts.
 
 - :meth:`Recall.search` is :meth:`palace_lab.search.SearchEngine.search` with the arguments of
-  ``palace-lab search`` (mode, k, project, since, until, room; the library's default mode when
-  no mode is given), so an agent gets exactly the ranking the CLI prints. Each hit carries the
+  ``palace-lab search`` (mode, k, project, since, until, room; without a mode, the palace's
+  saved default, else the library's: :meth:`Recall.default_mode`), so an agent gets exactly the ranking the CLI prints. Each hit carries the
   exchange's project and timestamp and its distilled card (core, context, rooms, files). The
   engine is the serving generation of :mod:`palace_lab.agent.serving`: while a watcher writes,
   the previous generation answers until the next one is built (seconds behind, never blocked).
@@ -98,10 +98,15 @@ class Recall:
     def warm(self, mode: str | None = None) -> None:
         """Load (or build) the indexes of ``mode`` and the embedding model, and read the
         exchange metadata, so that the first search is as fast as the next ones."""
-        from palace_lab.search import DEFAULT_MODE
-
-        self.serving.engine(mode or DEFAULT_MODE)
+        self.serving.engine(mode or self.default_mode())
         self._card_map()
+
+    def default_mode(self) -> str:
+        """The palace's own default mode (saved from the lab, :mod:`palace_lab.experiments.prefs`),
+        else the project's: what ``palace-lab search`` uses without ``--mode``."""
+        from palace_lab.experiments.prefs import search_mode
+
+        return search_mode(self.palace.path)
 
     # -- search -----------------------------------------------------------------------------
 
@@ -110,13 +115,11 @@ class Recall:
                project: str | None = None, since: str | None = None, until: str | None = None,
                room: str | None = None) -> dict:
         """The ranking of ``palace-lab search`` for the same arguments, hits with their cards."""
-        from palace_lab.search import DEFAULT_MODE
-
         if not isinstance(query, str) or not query.strip():
             raise PalaceError("query must be a non-empty string")
         if isinstance(k, bool) or not isinstance(k, int) or not 1 <= k <= MAX_K:
             raise PalaceError(f"k must be an integer from 1 to {MAX_K}, got {k!r}")
-        chosen = mode or DEFAULT_MODE
+        chosen = mode or self.default_mode()
         filters = {name: v for name, v in (("project", project), ("date_from", since),
                                        ("date_to", until), ("room", room)) if v}
         hits = self.serving.engine(chosen).search(query, chosen, k, filters or None)
@@ -197,15 +200,13 @@ class Recall:
     @_serialised
     def stats(self) -> dict:
         """Exchanges, projects, distiller versions, the default mode and the token budget."""
-        from palace_lab.search import DEFAULT_MODE
-
         p = self.palace
         distillers = [{"version": d["version"], "backend": d["backend"], "cards": d["cards"]}
                       for d in p.distiller_versions()]
         return {"exchanges": p.count("exchanges"), "conversations": p.count("conversations"),
                 "messages": p.count("messages"), "projects": projects(p),
                 "distillers": distillers, "default_distiller": self.engine.distiller,
-                "default_mode": DEFAULT_MODE, "budget": self._budget_summary()}
+                "default_mode": self.default_mode(), "budget": self._budget_summary()}
 
     def _budget_summary(self) -> dict:
         from palace_lab.budget import palace_budget

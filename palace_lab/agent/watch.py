@@ -168,9 +168,10 @@ class Watcher:
         report.pending = summary.total - summary.made
 
     def _warm(self, report: PassReport) -> None:
-        from palace_lab.search import DEFAULT_MODE, SearchEngine
+        from palace_lab.experiments.prefs import search_mode
+        from palace_lab.search import SearchEngine
 
-        mode = self.mode or DEFAULT_MODE
+        mode = self.mode or search_mode(self.palace.path)
         if self._engine is None:
             self._engine = SearchEngine(self.palace, embedder=self.embedder)
             self._engine.search("warm up", mode, 1)  # loads the model before the first append

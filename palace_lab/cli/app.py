@@ -23,8 +23,13 @@ def launch(*, db: str | None = None, port: int = 8501, headless: bool = False) -
     env = dict(os.environ, HF_HUB_OFFLINE="1")
     if db:
         env["PALACE_LAB_DB"] = str(Path(db).expanduser().resolve())
-    cmd = [sys.executable, "-m", "streamlit", "run", str(APP), "--server.address", "127.0.0.1",
-           "--server.port", str(port), "--browser.gatherUsageStats", "false",
-           "--server.fileWatcherType", "none",
-           "--server.headless", "true" if headless else "false"]
-    return subprocess.call(cmd, env=env, cwd=APP.parent)
+    return subprocess.call(streamlit_command(port, headless=headless), env=env, cwd=APP.parent)
+
+
+def streamlit_command(port: int, *, headless: bool = True) -> list[str]:
+    """How the lab is started (also by the browser tests and ``benchmarks/bench_app.py``, so
+    that what they time is what a person runs)."""
+    return [sys.executable, "-m", "streamlit", "run", str(APP), "--server.address", "127.0.0.1",
+            "--server.port", str(port), "--browser.gatherUsageStats", "false",
+            "--server.fileWatcherType", "none",
+            "--server.headless", "true" if headless else "false"]

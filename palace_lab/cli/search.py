@@ -66,6 +66,7 @@ def cmd_search(args) -> None:
         args.query = _clean_query(args.query)
     with _palace(args) as palace:
         engine = _engine(args, palace)
+        args.mode = args.mode or _palace_mode(palace)
         if args.query:
             if args.build:
                 engine.prepare([args.mode], progress=_build_progress())
@@ -86,6 +87,13 @@ def cmd_search(args) -> None:
     _emit(args, result, "\n".join(f"{m}: {len(r)} queries" for m, r in result.items()))
 
 
+def _palace_mode(palace: Palace) -> str:
+    """The palace's saved default mode (the lab's "make default"), else the project's."""
+    from palace_lab.experiments.prefs import search_mode
+
+    return search_mode(palace.path)
+
+
 def _tell_plan(plan, args) -> None:
     """A substitute mode is said on stderr (``--json`` keeps stdout a list of hits)."""
     if plan.degraded:
@@ -98,8 +106,8 @@ def cmd_index(args) -> None:
     """Build (or load) every index the named modes need, with progress on stderr."""
     from palace_lab.cli.common import _emit, _palace
 
-    modes = _modes(args.modes)
     with _palace(args) as palace:
+        modes = _modes(args.modes or _palace_mode(palace))
         engine = _engine(args, palace)
         engine.prepare(modes, progress=_build_progress(), compact=True)
         log = engine.indexes.build_log
@@ -214,8 +222,8 @@ def _add_search(command) -> None:
     c = command("search", cmd_search, "search one query, or a queries file over several modes")
     c.add_argument("query", nargs="?", help="the query (or use --queries)")
     c.add_argument("--queries", help="JSONL file of {query_id, query, type?} for a batch run")
-    c.add_argument("--mode", default=DEFAULT_MODE,
-                   help=f"mode name or mode string (default: {DEFAULT_MODE})")
+    c.add_argument("--mode", help="mode name or mode string (default: the palace's saved "
+                   f"default, else {DEFAULT_MODE})")
     c.add_argument("--modes", help="batch: all | presets | M1,M2,… (default: --mode)")
     c.add_argument("--build", action="store_true",
                    help="build a missing vector layer first (with progress) instead of "
@@ -231,8 +239,8 @@ def _add_index(command) -> None:
 
     c = command("index", cmd_index, "build the indexes the modes need (embedding vector layers, "
                 "with progress), so searches never wait or leave a layer out")
-    c.add_argument("--modes", default=DEFAULT_MODE,
-                   help=f"all | presets | M1,M2,… (default: {DEFAULT_MODE})")
+    c.add_argument("--modes", help="all | presets | M1,M2,… (default: the palace's saved "
+                   f"default mode, else {DEFAULT_MODE})")
     c.add_argument("--distiller", help="distiller version for distilled layers (default: latest)")
     c.add_argument("--embedder", default="minilm", help=EMBEDDER_HELP)
 
