@@ -23,6 +23,7 @@ from palace_lab.model import content_hash
 from palace_lab.store.memo import code_version
 from ui.state import db_path, distiller_version, palace, palace_at
 
+
 def content_key() -> str:
     """What the chosen version's data is made from right now (cheap when nothing changed:
     both fingerprints are kept until the file changes, :meth:`Palace.while_unchanged`)."""

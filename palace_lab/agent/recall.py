@@ -2,10 +2,11 @@
 
 - :meth:`Recall.search` is :meth:`palace_lab.search.SearchEngine.search` with the arguments of
   ``palace-lab search`` (mode, k, project, since, until, room; without a mode, the palace's
-  saved default, else the library's: :meth:`Recall.default_mode`), so an agent gets exactly the ranking the CLI prints. Each hit carries the
-  exchange's project and timestamp and its distilled card (core, context, rooms, files). The
-  engine is the serving generation of :mod:`palace_lab.agent.serving`: while a watcher writes,
-  the previous generation answers until the next one is built (seconds behind, never blocked).
+  saved default, else the library's: :meth:`Recall.default_mode`), so an agent gets exactly
+  the ranking the CLI prints. Each hit carries the exchange's project and timestamp and its
+  distilled card (core, context, rooms, files). The engine is the serving generation of
+  :mod:`palace_lab.agent.serving`: while a watcher writes, the previous generation answers
+  until the next one is built (seconds behind, never blocked).
 - :meth:`Recall.exchange` is the drill-down: the verbatim exchange, one page of characters at a
   time (``offset``/``limit``, at most :data:`MAX_PAGE`), so a huge tool output never floods the
   agent's context; ``next_offset`` says where the next page starts (None on the last page).
