@@ -13,6 +13,15 @@ one (the best of bm25:verbatim, hnsw:verbatim and their RRF). Rerun it to check:
     .venv/bin/python benchmarks/budget_tradeoff.py [--shares 0.3,0.2,0.1]
 
 About 10 minutes on 2 cores. Sets absent from ``../shared/benchmarks`` are skipped with a note.
+
+``--frontier SET`` searches further on one set, near a 10x layer: every share s of
+``FRONTIER_SHARES`` with every request share of the core (``request_share``: how much of the
+core goes to what was asked) and every readable-clause floor (``min_core``), the two knobs
+besides s that decide what a small card keeps. It prints each point and the two ends of the
+frontier: the most kept on a layer that meets the set's ratio target, and the largest ratio
+that keeps the set's share target. Beside each share kept, its 95% bootstrap interval (the
+questions resampled, paired): on a set of 175 questions one card more or less found moves the
+share by a point or two. About 2 minutes for DevMemBench.
 """
 
 from __future__ import annotations
@@ -27,6 +36,9 @@ import choose_default as cd
 DISTILLED = ("bm25:core+keywords", "hnsw:core+keywords", "hnsw:core")
 VERBATIM = ("bm25:verbatim", "hnsw:verbatim")
 TARGETS = {"sample": (10.0, 0.96), "devmembench": (10.0, 0.96), "locomo": (2.0, 0.90)}
+FRONTIER_SHARES = (0.1, 0.09, 0.085, 0.08)
+FRONTIER_REQUEST = (0.7, 0.85, 1.0)
+FRONTIER_MIN_CORE = (6, 8, 10)
 
 
 def card_fusion(dev: dict, runs: dict) -> dict:
@@ -44,13 +56,27 @@ def measure(dev: dict, version: str) -> dict:
     from palace_lab.budget import palace_budget
 
     runs = cd.component_runs(dev, DISTILLED, version)
+    runs["card-fusion"] = card_fusion(dev, runs)
     scores = {m: cd.mrr(dev, r) for m, r in runs.items()}
-    scores["card-fusion"] = cd.mrr(dev, card_fusion(dev, runs))
     summary, _ = palace_budget(dev["palace"], version)
     layers = {name: s["total"] for name, s in summary.layers.items()}
     best = max(scores, key=scores.get)
     return {"ratio": layers["dialogue"] / layers["searched"], "best": best,
-            "kept": scores[best] / dev["best_verbatim"], "mrr": scores}
+            "kept": scores[best] / dev["best_verbatim"], "mrr": scores,
+            "interval": kept_interval(cd.reciprocal_ranks(dev, runs[best]), dev["verbatim_rr"])}
+
+
+def kept_interval(distilled: list[float], verbatim: list[float], resamples: int = 2000,
+                  seed: int = 0) -> tuple[float, float]:
+    """95% bootstrap interval of the share kept (mean distilled RR / mean verbatim RR), the
+    questions resampled with replacement, paired."""
+    import numpy as np
+
+    a, b = np.asarray(distilled), np.asarray(verbatim)
+    picks = np.random.default_rng(seed).integers(0, len(a), size=(resamples, len(a)))
+    shares = a[picks].mean(axis=1) / np.maximum(b[picks].mean(axis=1), 1e-12)
+    low, high = np.percentile(shares, [2.5, 97.5])
+    return float(low), float(high)
 
 
 def main(argv=None) -> int:
@@ -62,28 +88,39 @@ def main(argv=None) -> int:
     ap = argparse.ArgumentParser(description=__doc__.split("\n")[0])
     ap.add_argument("--shares", default="0.3,0.2,0.15,0.1,0.09",
                     help="fixed shares s to try beside the default rule")
+    ap.add_argument("--frontier", choices=sorted(TARGETS), metavar="SET",
+                    help="search the share × request share × clause floor grid on one set")
     args = ap.parse_args(argv)
     shares = [float(s) for s in args.shares.split(",") if s]
+    grid = ([{}] + [{"min_share": s, "max_share": s} for s in shares]) if not args.frontier else [
+        {"min_share": s, "max_share": s, "request_share": r, "min_core": m}
+        for s in FRONTIER_SHARES for r in FRONTIER_REQUEST for m in FRONTIER_MIN_CORE]
     rows = []
     with tempfile.TemporaryDirectory(prefix="palace-tradeoff-") as tmp:
-        for name, dev in dev_sets(Path(tmp)).items():
+        for name, dev in dev_sets(Path(tmp), args.frontier).items():
             verbatim = cd.component_runs(dev, VERBATIM)
-            fused = cd.fused({**dev, "runs": verbatim}, {m: 1 for m in VERBATIM}, 60)
-            dev["best_verbatim"] = max([cd.mrr(dev, r) for r in verbatim.values()]
-                                       + [cd.mrr(dev, fused)])
-            for share in [None, *shares]:
-                options = {} if share is None else {"min_share": share, "max_share": share}
+            verbatim["rrf"] = cd.fused({**dev, "runs": verbatim}, {m: 1 for m in VERBATIM}, 60)
+            best = max(verbatim.values(), key=lambda run: cd.mrr(dev, run))
+            dev["best_verbatim"] = cd.mrr(dev, best)
+            dev["verbatim_rr"] = cd.reciprocal_ranks(dev, best)
+            for options in grid:
                 distiller = get_distiller("rules", **options)
                 print(f"{name}: {distiller.version}", file=sys.stderr)
                 distill_palace(dev["palace"], distiller)
-                rows.append({"set": name, "share": share, "version": distiller.version,
+                rows.append({"set": name, "share": options.get("min_share"),
+                             "request": options.get("request_share", 0.7),
+                             "min_core": options.get("min_core", 10), "version": distiller.version,
                              **measure(dev, distiller.version)})
             dev["palace"].close()
-    print(render(rows))
+    print(render_frontier(rows) if args.frontier else render(rows))
     return 0
 
 
-def dev_sets(folder: Path) -> dict:
+def dev_sets(folder: Path, only: str | None = None) -> dict:
+    if only:
+        if only != "sample" and not (cd.SHARED / only).is_dir():
+            raise SystemExit(f"{only}: not at {cd.SHARED / only}")
+        return {only: cd.sample_set(folder) if only == "sample" else cd.bench_set(only, folder)}
     sets = {"sample": cd.sample_set(folder)}
     for name in ("devmembench", "locomo"):
         if (cd.SHARED / name).is_dir():
@@ -97,16 +134,51 @@ def render(rows: list[dict]) -> str:
     lines = ["Budget share s against retrieval kept (best distilled-only MRR@10 / best "
              "verbatim-only; layer = core+keywords, dialogue / layer as a ratio of totals, "
              "cl100k_base)", "",
-             "| set | s | layer ratio (target) | best distilled-only | MRR | kept (target) | both met |",
-             "|---|---|---|---|---|---|---|"]
+             "| set | s | layer ratio (target) | best distilled-only | MRR | kept (95% interval; "
+             "target) | both met |", "|---|---|---|---|---|---|---|"]
     for r in rows:
         ratio_target, kept_target = TARGETS[r["set"]]
         met = r["ratio"] >= ratio_target and r["kept"] >= kept_target
         share = "rule" if r["share"] is None else f"{r['share']:g}"
         lines.append(f"| {r['set']} | {share} | {r['ratio']:.1f}x ({ratio_target:g}x) | {r['best']} | "
-                     f"{r['mrr'][r['best']]:.3f} | {r['kept']:.1%} ({kept_target:.0%}) | "
+                     f"{r['mrr'][r['best']]:.3f} | {_kept(r)}; {kept_target:.0%} | "
                      f"{'yes' if met else 'no'} |")
     return "\n".join(lines)
+
+
+
+def render_frontier(rows: list[dict]) -> str:
+    """Every grid point, best kept first, then the frontier's two ends."""
+    name = rows[0]["set"]
+    ratio_target, kept_target = TARGETS[name]
+    lines = [f"{name}: share s × request share × clause floor (best distilled-only MRR@10 / best "
+             "verbatim-only; layer = core+keywords, dialogue / layer, ratio of totals, "
+             "cl100k_base)", "",
+             "| s | request share | clause floor | layer ratio | best distilled-only | MRR | kept "
+             "(95% interval) |", "|---|---|---|---|---|---|---|"]
+    for r in sorted(rows, key=lambda r: -r["kept"]):
+        lines.append(f"| {r['share']:g} | {r['request']:g} | {r['min_core']} | {r['ratio']:.2f}x | "
+                     f"{r['best']} | {r['mrr'][r['best']]:.3f} | {_kept(r)} |")
+    small = [r for r in rows if r["ratio"] >= ratio_target]
+    kept = [r for r in rows if r["kept"] >= kept_target]
+    lines.append("")
+    lines.append(f"- most kept on a layer ≥ {ratio_target:g}x: " + (
+        _point(max(small, key=lambda r: r["kept"])) if small else "no point reaches the ratio"))
+    lines.append(f"- largest ratio keeping ≥ {kept_target:.0%}: " + (
+        _point(max(kept, key=lambda r: r["ratio"])) if kept else "no point keeps the share"))
+    both = [r for r in small if r["kept"] >= kept_target]
+    lines.append(f"- points meeting both targets: {len(both)} of {len(rows)}")
+    return "\n".join(lines)
+
+
+def _kept(r: dict) -> str:
+    low, high = r["interval"]
+    return f"{r['kept']:.1%} ({low:.1%}–{high:.1%})"
+
+
+def _point(r: dict) -> str:
+    return (f"{_kept(r)} at {r['ratio']:.2f}x (s {r['share']:g}, request share "
+            f"{r['request']:g}, clause floor {r['min_core']}, {r['best']})")
 
 
 if __name__ == "__main__":

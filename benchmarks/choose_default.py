@@ -86,13 +86,19 @@ def component_runs(dev: dict, modes=COMPONENTS, distiller: str | None = None,
     return runs
 
 
-def mrr(dev: dict, run: dict) -> float:
+def reciprocal_ranks(dev: dict, run: dict) -> list[float]:
+    """Each question's reciprocal rank at the cutoff, in the qrels' order."""
     from palace_lab.evaluate.metrics import reciprocal_rank
     from palace_lab.model import rank_order
 
     qrels, rel = dev["qrels"], dev["rel"]
-    return sum(reciprocal_rank(qrels[q], dict(rank_order(run.get(q, {}))[:CUTOFF]), CUTOFF, rel)
-               for q in qrels) / len(qrels)
+    return [reciprocal_rank(qrels[q], dict(rank_order(run.get(q, {}))[:CUTOFF]), CUTOFF, rel)
+            for q in qrels]
+
+
+def mrr(dev: dict, run: dict) -> float:
+    values = reciprocal_ranks(dev, run)
+    return sum(values) / len(values)
 
 
 def fused(dev: dict, weights: dict, k: float) -> dict:

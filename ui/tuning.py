@@ -52,6 +52,8 @@ KNOB_LABELS = {
     "min_share": ("Min share of dialogue kept", "floor of the share s for very long exchanges"),
     "max_share": ("Max share of dialogue kept", "ceiling of the share s for short chat turns"),
     "core_share": ("Core + context share of the card", "the rest of the card's budget goes to keywords"),
+    "min_core": ("Readable clause floor (tokens)", "tokens the core keeps beside the context, "
+                                                   "however small the card's budget"),
 }
 
 

@@ -25,7 +25,7 @@ cl100k_base) has d tokens gets B(e) = max(8, round(s·d)) tokens, counted exactl
 share s = clamp(38 / mean d over the palace, 0.05, 0.45): a palace of long coding exchanges
 (mean d ≈ 400) keeps about a tenth of every dialogue, one of short chat turns (mean d ≈ 70) at
 most 45%. Core and context together take at most ``core_share`` (0.4) of B(e), but at least
-the context plus 10 tokens (a readable clause) and never more than ``budget_tokens`` (38); the
+the context plus ``min_core`` (10) tokens (a readable clause) and never more than ``budget_tokens`` (38); the
 keywords fill what is left, if anything is. Rooms and files are outside the budget: they are
 labels and facts shown beside the card (the ``all`` layer counts them). With no palace
 statistics the share is 0.1.
@@ -46,7 +46,6 @@ from palace_lab.distill.terms import idf, salient_terms, terms
 from palace_lab.model import DistilledCard, Exchange
 
 VERSION = "rules:v3"
-MIN_CORE = 10  # tokens the core keeps for itself beside the context, however small B(e)
 REQUEST_CHARS = 2000  # the core keeps the request's opening; a pasted log beyond is not read
 _MESSAGE_SPLIT = re.compile(r"\n\n(?=\[(?:user|assistant|tool call[^\]\n]*|tool result|system)\] )")
 _CODE_BLOCK = re.compile(r"```.*?(```|$)", re.S)
@@ -190,14 +189,15 @@ def excise(words: list[str], snippet: str) -> list[str]:
 class RulesDistiller(Distiller):
     backend = "rules"
     DEFAULTS = {"budget_tokens": 38, "context_chars": 60, "core_chars": None, "mean_tokens": 38,
-                "min_share": 0.05, "max_share": 0.45, "core_share": 0.4}
+                "min_share": 0.05, "max_share": 0.45, "core_share": 0.4, "min_core": 10}
     _NAMES = {"budget_tokens": "tok", "context_chars": "ctx", "core_chars": "core",
-              "mean_tokens": "mean", "min_share": "smin", "max_share": "smax", "core_share": "cs"}
+              "mean_tokens": "mean", "min_share": "smin", "max_share": "smax", "core_share": "cs",
+              "min_core": "mc"}
 
     def __init__(self, *, budget_tokens: int = 38, context_chars: int = 60,
                  core_chars: int | None = None, request_share: float = 0.7,
                  repeat_weight: float = 0.2, mean_tokens: int = 38, min_share: float = 0.05,
-                 max_share: float = 0.45, core_share: float = 0.4):
+                 max_share: float = 0.45, core_share: float = 0.4, min_core: int = 10):
         self.budget_tokens = budget_tokens
         self.context_chars = context_chars
         self.core_chars = core_chars
@@ -205,6 +205,7 @@ class RulesDistiller(Distiller):
         self.repeat_weight = repeat_weight
         self.mean_tokens, self.min_share, self.max_share = mean_tokens, min_share, max_share
         self.core_share = core_share
+        self.min_core = min_core  # tokens the core keeps beside the context, however small B(e)
 
     @property
     def version(self) -> str:
@@ -262,7 +263,7 @@ class RulesDistiller(Distiller):
         context = make_context(exchange, said, weights, min(self.context_chars, 3 * share),
                                debugging=debugging)
         # Whatever the context costs, the core keeps room for a readable clause.
-        core_budget = min(self.budget_tokens, max(share, text_cost(context) + 1 + MIN_CORE))
+        core_budget = min(self.budget_tokens, max(share, text_cost(context) + 1 + self.min_core))
         req = excise(request_words(exchange, messages), context)
         # The core spends its budget on what the context does not already say.
         seen = set(terms(context))

@@ -148,6 +148,17 @@ def test_registry_and_version():
     assert RulesDistiller(core_chars=90).version == "rules:v3:core90"
     assert RulesDistiller(budget_tokens=30, context_chars=40).version == "rules:v3:tok30:ctx40"
     assert RulesDistiller(mean_tokens=45, max_share=0.5).version == "rules:v3:mean45:smax0.5"
+    assert RulesDistiller(min_core=6).version == "rules:v3:mc6"
+
+
+def test_the_readable_clause_floor_bounds_a_small_card(stats):
+    # B(e) at its floor of 8 tokens: core + context take max(8, context + 1 + min_core).
+    for floor in (3, 10):
+        card = RulesDistiller(min_core=floor, min_share=0.01, max_share=0.01).card(POOL, stats)
+        context = count_tokens([card.specific_context])[0]
+        assert count_tokens([card.core_text])[0] <= max(8, context + 1 + floor)
+        if floor == 10:
+            assert count_tokens([card.core_text])[0] > max(8, context + 1 + 3)
 
 
 def test_distill_is_incremental_and_resumable(palace, real_exports):

@@ -58,7 +58,7 @@ def test_the_cli_distills_through_a_local_server(palace, tmp_path, capsys):
     assert code == 1 and err == [
         "palace-lab: error: the rules distiller does not take base_url; its options: "
         "budget_tokens, context_chars, core_chars, request_share, repeat_weight, mean_tokens, "
-        "min_share, max_share, core_share"]
+        "min_share, max_share, core_share, min_core"]
 
 
 def test_must_show_the_sample_through_a_stub_with_broken_replies(tmp_path):
