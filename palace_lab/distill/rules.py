@@ -5,10 +5,11 @@ words the exchange itself contains, in their order; nothing is added but one das
 
 - ``exchange_core``: what the person asked, then what came of it. The request's opening words
   (filler such as "can you", "please", "ok so" dropped) get at least ``request_share`` of the
-  budget: people recall an exchange by what they asked, and the opening states the topic. The
-  outcome is the window of the agent's final report that carries the most distinctive terms
-  (tf·idf against the whole palace, see :mod:`.spans`), preferring sentences with decision
-  words ("fixed", "switched", "because").
+  budget: people recall an exchange by what they asked, and the opening states the topic (an
+  opening that fits but holds no term, "I" or "there's", gives way to the request's weightiest
+  run). The outcome is the window of the agent's final report that carries the most
+  distinctive terms (tf·idf against the whole palace, see :mod:`.spans`), preferring sentences
+  with decision words ("fixed", "switched", "because").
 - ``specific_context``: one detail copied exactly (a substring of the exchange), see
   :mod:`.context`. It is chosen first, and the core does not spell it again (an error the person
   pasted into the request is cut out of the core's copy of the request): the layer searches
@@ -18,7 +19,7 @@ words the exchange itself contains, in their order; nothing is added but one das
 - ``files_touched``: from :mod:`palace_lab.files`, never invented.
 - ``keywords``: the distinctive terms the core had no room for (:mod:`.keywords`).
 
-Budget rule (``rules:v3``): the paper's 38 tokens a card, on average over the palace, shared
+Budget rule (since ``rules:v3``): the paper's 38 tokens a card, on average over the palace, shared
 out in proportion to what was said. The searchable card (core + context + keywords, the
 ``core+keywords`` layer) of an exchange whose dialogue (the person's and the agent's words,
 cl100k_base) has d tokens gets B(e) = max(8, round(s·d)) tokens, counted exactly, where the
@@ -41,11 +42,11 @@ from palace_lab.distill.base import CorpusStats, Distiller, DistillOutcome, regi
 from palace_lab.distill.context import ERROR, context_candidates, make_context
 from palace_lab.distill.keywords import choose_keywords, zones
 from palace_lab.distill.rooms_rules import assign_rooms
-from palace_lab.distill.spans import best_span, words_cost, drop_filler, lead_span, text_cost
+from palace_lab.distill.spans import best_span, drop_filler, request_span, text_cost, words_cost
 from palace_lab.distill.terms import idf, salient_terms, terms
 from palace_lab.model import DistilledCard, Exchange
 
-VERSION = "rules:v3"
+VERSION = "rules:v4"  # v4: a request opening without a term gives way (spans.request_span)
 REQUEST_CHARS = 2000  # the core keeps the request's opening; a pasted log beyond is not read
 _MESSAGE_SPLIT = re.compile(r"\n\n(?=\[(?:user|assistant|tool call[^\]\n]*|tool result|system)\] )")
 _CODE_BLOCK = re.compile(r"```.*?(```|$)", re.S)
@@ -158,11 +159,11 @@ def make_core(req: list[str], out: list[str], weights: dict[str, float], budget:
     Both whole when they fit; otherwise the request gets at least ``request_share``.
     """
     if not out:
-        req_part = lead_span(req, budget)
+        req_part = request_span(req, weights, budget)
         out_part = []
     else:
         req_budget = max(int(budget * request_share), budget - 1 - words_cost(out)) if req else 0
-        req_part = lead_span(req, req_budget)
+        req_part = request_span(req, weights, req_budget)
         room = budget - (words_cost(req_part) + 1 if req_part else 0)
         out_part = best_span(out, weights, room) if room > 2 else []
     head = " ".join(req_part).rstrip(" ,;:—-")

@@ -149,3 +149,12 @@ def lead_span(words: list[str], budget: int) -> list[str]:
         while len(kept) > 1 and not terms(kept[-1]):
             kept.pop()
     return kept
+
+
+def request_span(req: list[str], weights: dict[str, float], budget: int) -> list[str]:
+    """The request's opening within ``budget`` tokens; when the opening that fits says nothing
+    (no word with a term: "I", "there's"), the request's weightiest run instead."""
+    lead = lead_span(req, budget)
+    if lead and not any(terms(w) for w in lead):
+        return best_span(req, weights, budget) or lead
+    return lead

@@ -16,7 +16,7 @@ from palace_lab.distill.rules import (
     split_messages,
 )
 from palace_lab.distill.run import distill_palace
-from palace_lab.distill.spans import best_span, drop_filler, lead_span, word_cost
+from palace_lab.distill.spans import best_span, drop_filler, lead_span, request_span, word_cost
 from palace_lab.distill.terms import corpus_stats
 from palace_lab.ingest import ingest_paths
 from palace_lab.model import ROOM_TYPES, Exchange
@@ -123,6 +123,34 @@ def test_spans_are_costed_in_tokens():
         "QueuePool", "limit"]
 
 
+def test_a_request_opening_that_says_nothing_gives_way_to_its_weightiest_run():
+    words = drop_filler("I actually don't like much this idea, list the weak points of this "
+                        "proposal".split())
+    weights = {"weak": 3.0, "points": 2.0, "proposal": 2.5, "idea": 1.0}
+    # The opening that fits 6 tokens, "I don't like much this", holds no term: it was cut to "I".
+    assert lead_span(words, 6) == ["I"]
+    assert request_span(words, weights, 6) == "weak points of this proposal".split()
+    # An opening with a term stays the opening, however weighty a later run.
+    assert request_span("fix the retry loop for the weak proposal".split(), weights, 4) == [
+        "fix", "the", "retry", "loop"]
+
+
+@pytest.mark.parametrize("request_text, head", [
+    ("I actually don't like much this idea, and I struggled with it before. Can you list the "
+     "weak points and risks of the proposal?", "list the weak points and risks"),
+    ("Ok, so there's isn't much to see here, mostly one idea about how to organize the work "
+     "Markdown documents generated during a session.", "organize the work documents generated"),
+])
+def test_a_small_card_of_a_hedged_request_names_what_was_asked(stats, request_text, head):
+    # Real requests open like this; at a tenth of the dialogue the opening that fits was "I"
+    # or "there's", and the core said "I — Fragmented documents are the first weak."
+    dialogue = (f"[user] {request_text}\n\n[assistant] Fragmented documents are the first weak "
+                "point: nobody finds them later.")
+    exchange = Exchange("e", "c", 0, 2, request_text, dialogue, dialogue)
+    card = RulesDistiller(min_share=0.1, max_share=0.1).card(exchange, stats)
+    assert card.exchange_core.split(" — ")[0] == head
+
+
 def test_excise_cuts_what_the_context_says():
     words = "tests fail with `KeyError: 'user_id'` when I run make".split()
     assert excise(words, "KeyError: 'user_id'") == "tests fail with when I run make".split()
@@ -144,11 +172,11 @@ def test_best_window_keeps_the_weighty_words():
 
 def test_registry_and_version():
     d = get_distiller("rules")
-    assert isinstance(d, RulesDistiller) and d.version == VERSION == "rules:v3"
-    assert RulesDistiller(core_chars=90).version == "rules:v3:core90"
-    assert RulesDistiller(budget_tokens=30, context_chars=40).version == "rules:v3:tok30:ctx40"
-    assert RulesDistiller(mean_tokens=45, max_share=0.5).version == "rules:v3:mean45:smax0.5"
-    assert RulesDistiller(min_core=6).version == "rules:v3:mc6"
+    assert isinstance(d, RulesDistiller) and d.version == VERSION == "rules:v4"
+    assert RulesDistiller(core_chars=90).version == "rules:v4:core90"
+    assert RulesDistiller(budget_tokens=30, context_chars=40).version == "rules:v4:tok30:ctx40"
+    assert RulesDistiller(mean_tokens=45, max_share=0.5).version == "rules:v4:mean45:smax0.5"
+    assert RulesDistiller(min_core=6).version == "rules:v4:mc6"
 
 
 def test_the_readable_clause_floor_bounds_a_small_card(stats):
