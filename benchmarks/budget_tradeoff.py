@@ -108,9 +108,8 @@ def main(argv=None) -> int:
                 print(f"{name}: {distiller.version}", file=sys.stderr)
                 distill_palace(dev["palace"], distiller)
                 rows.append({"set": name, "share": options.get("min_share"),
-                             "request": options.get("request_share", 0.7),
-                             "min_core": options.get("min_core", 10), "version": distiller.version,
-                             **measure(dev, distiller.version)})
+                             "request": distiller.request_share, "min_core": distiller.min_core,
+                             "version": distiller.version, **measure(dev, distiller.version)})
             dev["palace"].close()
     print(render_frontier(rows) if args.frontier else render(rows))
     return 0
@@ -144,7 +143,6 @@ def render(rows: list[dict]) -> str:
                      f"{r['mrr'][r['best']]:.3f} | {_kept(r)}; {kept_target:.0%} | "
                      f"{'yes' if met else 'no'} |")
     return "\n".join(lines)
-
 
 
 def render_frontier(rows: list[dict]) -> str:

@@ -36,7 +36,8 @@ LAYER_DEFINITIONS = {
     "verbatim": "full exchange text: requests, agent text, tool calls and tool output",
     "dialogue": "the person's and the agent's words, without tool traffic",
     "core": "exchange_core + specific_context (the paper's searchable distilled text)",
-    "searched": "core + keywords: the text the core+keywords layer indexes (the rules distiller's card search)",
+    "searched": "core + keywords: the text the core+keywords layer indexes (the rules "
+                "distiller's card search)",
     "card": "the whole card as the `all` layer indexes it: core, context, keywords, rooms, files",
 }
 RATIO_DEFINITIONS = {

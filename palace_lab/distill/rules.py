@@ -19,17 +19,17 @@ words the exchange itself contains, in their order; nothing is added but one das
 - ``files_touched``: from :mod:`palace_lab.files`, never invented.
 - ``keywords``: the distinctive terms the core had no room for (:mod:`.keywords`).
 
-Budget rule (since ``rules:v3``): the paper's 38 tokens a card, on average over the palace, shared
-out in proportion to what was said. The searchable card (core + context + keywords, the
+Budget rule (since ``rules:v3``): the paper's 38 tokens a card, on average over the palace,
+shared out in proportion to what was said. The searchable card (core + context + keywords, the
 ``core+keywords`` layer) of an exchange whose dialogue (the person's and the agent's words,
 cl100k_base) has d tokens gets B(e) = max(8, round(s·d)) tokens, counted exactly, where the
 share s = clamp(38 / mean d over the palace, 0.05, 0.45): a palace of long coding exchanges
 (mean d ≈ 400) keeps about a tenth of every dialogue, one of short chat turns (mean d ≈ 70) at
 most 45%. Core and context together take at most ``core_share`` (0.4) of B(e), but at least
-the context plus ``min_core`` (10) tokens (a readable clause) and never more than ``budget_tokens`` (38); the
-keywords fill what is left, if anything is. Rooms and files are outside the budget: they are
-labels and facts shown beside the card (the ``all`` layer counts them). With no palace
-statistics the share is 0.1.
+the context plus ``min_core`` (10) tokens (a readable clause) and never more than
+``budget_tokens`` (38); the keywords fill what is left, if anything is. Rooms and files are
+outside the budget: they are labels and facts shown beside the card (the ``all`` layer counts
+them). With no palace statistics the share is 0.1.
 """
 
 from __future__ import annotations

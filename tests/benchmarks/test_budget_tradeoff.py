@@ -1,4 +1,4 @@
-"""benchmarks/budget_tradeoff.py: the bootstrap interval of the share kept, and the frontier's ends."""
+"""benchmarks/budget_tradeoff.py: the bootstrap interval of the share kept, the frontier's ends."""
 
 from __future__ import annotations
 
