@@ -4,8 +4,9 @@
 
 Builds the sample palace in a temporary folder with the CLI (ingest, distill, import-queries,
 the Overview's figures), starts ``streamlit run app.py`` on 127.0.0.1 as the tests do, and saves
-at 1440×900 (or shoots a lab already running, ``--url``): the Overview, a search narrowed to one project with a long exchange open in the
-reader, and a grid-search result applied as the palace's search default.
+at 1440×900 (or shoots a lab already running, ``--url``): the Overview, a search narrowed to one
+project with a long exchange open in the reader, and a grid-search result applied as the
+palace's search default; then the gallery (:data:`GALLERY`), each page whole at 60%.
 """
 
 from __future__ import annotations
@@ -83,6 +84,44 @@ def shoot(url: str, out: Path) -> None:
         page.screenshot(path=out / "tuning-applied.png")
 
 
+GALLERY = [("load", None, "02-load-distilled"), ("budgets", None, "03-budgets"),
+           ("rooms", None, "04-rooms"), ("evaluation", None, "06-evaluation"),
+           ("tuning", None, "07-tuning"), ("lifecycle", None, "08-lifecycle"),
+           ("rooms", "Embedding space", "rooms-embedding-space"),
+           ("tuning", "Grid search", "tuning-grid-search")]
+TALLEST = 2600  # px: a page taller than this is cut at the bottom
+
+
+def gallery(url: str, out: Path) -> None:
+    """The README's smaller pictures: each page (or tab) whole, at 60%. Streamlit scrolls its
+    main block, not the document, so Playwright's ``full_page`` would show only the viewport:
+    the viewport is grown to the block's height instead."""
+    with chromium(1440, 900) as page:
+        for path, tab, name in GALLERY:
+            page.goto(f"{url}/{path}")
+            settle(page, LONG)
+            if tab:
+                page.get_by_role("tab", name=tab).click()
+                settle(page, LONG)
+            drawn(page)
+            height = page.evaluate("() => document.querySelector('[data-testid=\"stMain\"]')"
+                                   "?.scrollHeight ?? document.body.scrollHeight")
+            page.set_viewport_size({"width": 1440, "height": max(900, min(height, TALLEST))})
+            settle(page)
+            drawn(page)
+            page.mouse.move(5, 5)
+            page.screenshot(path=out / f"{name}.png")
+            shrink(out / f"{name}.png", 0.6)
+            page.set_viewport_size({"width": 1440, "height": 900})
+
+
+def drawn(page) -> None:
+    """Until no chart is still a grey placeholder (charts are drawn once in view), then a beat."""
+    page.wait_for_function("() => !document.querySelector('[data-testid=\"stSkeleton\"]')",
+                           timeout=LONG)
+    page.wait_for_timeout(1500)
+
+
 def shrink(png: Path, scale: float) -> None:
     """A tall page at a modest file size (the README shows it at page width anyway)."""
     from PIL import Image
@@ -101,6 +140,7 @@ def main() -> None:
     args.out.mkdir(parents=True, exist_ok=True)
     if args.url:
         shoot(args.url.rstrip("/"), args.out)
+        gallery(args.url.rstrip("/"), args.out)
         return report(args.out)
     with tempfile.TemporaryDirectory(prefix="palace_shots_") as tmp:
         db = Path(tmp) / "sample.db"
@@ -111,6 +151,7 @@ def main() -> None:
                       "PALACE_LAB_PALACES": str(Path(tmp) / "own")}
         with streamlit_server(server_env) as url:
             shoot(url, args.out)
+            gallery(url, args.out)
     report(args.out)
 
 
