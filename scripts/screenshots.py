@@ -84,7 +84,7 @@ def shoot(url: str, out: Path) -> None:
         page.screenshot(path=out / "tuning-applied.png")
 
 
-GALLERY = [("load", None, "02-load-distilled"), ("budgets", None, "03-budgets"),
+GALLERY = [("budgets", None, "03-budgets"),
            ("rooms", None, "04-rooms"), ("evaluation", None, "06-evaluation"),
            ("tuning", None, "07-tuning"), ("lifecycle", None, "08-lifecycle"),
            ("rooms", "Embedding space", "rooms-embedding-space"),
@@ -93,7 +93,8 @@ TALLEST = 2600  # px: a page taller than this is cut at the bottom
 
 
 def gallery(url: str, out: Path) -> None:
-    """The README's smaller pictures: each page (or tab) whole, at 60%. Streamlit scrolls its
+    """The README's smaller pictures: each page (or tab) whole, at 60% (the three that need a
+    person's clicks come from the browser test's ``test-output/screenshots``). Streamlit scrolls its
     main block, not the document, so Playwright's ``full_page`` would show only the viewport:
     the viewport is grown to the block's height instead."""
     with chromium(1440, 900) as page:
