@@ -116,7 +116,7 @@ def test_follow_append_half_line_truncate_delete_and_stop(tree, tmp_path):
         session.unlink()
         wait_for(lambda: len(watcher.passes) > before)
         assert found(db, "quasar7") and found(db, "zeppelin9")
-        assert not any(p.errors for p in watcher.passes)
+        assert not any(p.errors for p in watcher.passes), [p.errors for p in watcher.passes]
     finally:
         watcher.stop.set()
         runner.join(timeout=15)
