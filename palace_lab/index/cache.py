@@ -25,6 +25,7 @@ successful build, older folders of the same slot are deleted.
 
 from __future__ import annotations
 
+import errno
 import json
 import os
 import shutil
@@ -94,10 +95,16 @@ def publish(root: Path, name: str, ids: list[str], meta: dict, save) -> Path:
     """Write a new index folder atomically; ``save(tmp_folder)`` writes the index files."""
 
     def place(tmp: Path, final: Path) -> None:
-        if final.exists():  # another process finished the same build first: keep theirs
-            shutil.rmtree(tmp, ignore_errors=True)
-        else:
-            os.replace(tmp, final)
+        # Another builder of the same content may finish first, before the check or between it
+        # and the rename (which then fails: the folder is there and not empty): keep theirs.
+        if not final.exists():
+            try:
+                os.replace(tmp, final)
+                return
+            except OSError as exc:
+                if exc.errno not in (errno.ENOTEMPTY, errno.EEXIST) or not final.is_dir():
+                    raise
+        shutil.rmtree(tmp, ignore_errors=True)
 
     return _staged(root, name, ids, meta, save, place)
 

@@ -51,6 +51,24 @@ def test_publish_keeps_a_finished_twin_and_replace_swaps_it(tmp_path):
     assert cache.read_ids(first) == ["c"] and len(list(tmp_path.iterdir())) == 1
 
 
+def test_a_twin_finished_between_the_check_and_the_rename_is_kept(tmp_path, monkeypatch):
+    # Two builders of one content (the watcher's warm step and a search, say): the other one's
+    # folder appears after this one saw none, so the rename meets a folder that is not empty.
+    final = tmp_path / "core~bm25~s~c1"
+    real_replace = cache.os.replace
+
+    def other_builder_first(src, dst):
+        if dst == final and not final.exists():
+            final.mkdir()
+            (final / "meta.json").write_text('{"v": "theirs"}')
+        return real_replace(src, dst)
+
+    monkeypatch.setattr(cache.os, "replace", other_builder_first)
+    folder = cache.publish(tmp_path, final.name, ["a"], {"v": "ours"}, save_one)
+    assert folder == final and cache.read_meta(final) == {"v": "theirs"}
+    assert [p.name for p in tmp_path.iterdir()] == [final.name]  # no temporary folder left
+
+
 def test_pending_counts_are_remembered_and_bounded(tmp_path):
     assert cache.read_pending(tmp_path, "x") is None
     tmp_path.mkdir(exist_ok=True)
