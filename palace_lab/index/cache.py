@@ -95,16 +95,14 @@ def publish(root: Path, name: str, ids: list[str], meta: dict, save) -> Path:
     """Write a new index folder atomically; ``save(tmp_folder)`` writes the index files."""
 
     def place(tmp: Path, final: Path) -> None:
-        # Another builder of the same content may finish first, before the check or between it
-        # and the rename (which then fails: the folder is there and not empty): keep theirs.
-        if not final.exists():
-            try:
-                os.replace(tmp, final)
-                return
-            except OSError as exc:
-                if exc.errno not in (errno.ENOTEMPTY, errno.EEXIST) or not final.is_dir():
-                    raise
-        shutil.rmtree(tmp, ignore_errors=True)
+        try:
+            os.replace(tmp, final)
+        except OSError as exc:
+            # Another builder of the same content finished first, however long ago: the rename
+            # meets its folder, which is not empty. Keep theirs.
+            if exc.errno not in (errno.ENOTEMPTY, errno.EEXIST) or not final.is_dir():
+                raise
+            shutil.rmtree(tmp, ignore_errors=True)
 
     return _staged(root, name, ids, meta, save, place)
 
