@@ -91,10 +91,31 @@ class BudgetSummary:
         searched, core = self.layers.get("searched", {}), self.layers.get("core", {})
         return "searched" if (searched.get("total") or 0) > (core.get("total") or 0) else "core"
 
+    @property
+    def headline(self) -> dict:
+        """The one "how much smaller" figure every page, the CLI and the report lead with.
+
+        Like for like with the paper's 371 → 38 tokens: the person's and the agent's words
+        (``dialogue``) over the text distilled search indexes (:attr:`distilled_layer`), as a
+        ratio of totals in :attr:`encoding`. ``other`` is the same over the whole verbatim
+        exchange (tool calls and output included), which is shown one step away, never first.
+        """
+        layer = self.distilled_layer
+        main = self.compression.get(f"dialogue_over_{layer}", {})
+        other = self.compression.get(f"verbatim_over_{layer}", {})
+        return {"ratio": main.get("ratio_of_totals"), "numerator": "dialogue",
+                "denominator": layer, "tokenizer": self.encoding, "kind": "ratio_of_totals",
+                "definition": f"sum of dialogue tokens / sum of {layer} tokens ({self.encoding})",
+                "paper": paper.BUDGET,
+                "other": {"ratio": other.get("ratio_of_totals"), "numerator": "verbatim",
+                          "denominator": layer,
+                          "definition": f"sum of verbatim tokens (tool traffic included) / "
+                                        f"sum of {layer} tokens ({self.encoding})"}}
+
     def to_dict(self) -> dict:
         return {"exchanges": self.exchanges, "tokenizer": self.encoding,
                 "distiller": self.distiller, "distilled_layer": self.distilled_layer,
-                "layers": self.layers,
+                "headline": self.headline, "layers": self.layers,
                 "layer_definitions": LAYER_DEFINITIONS, "compression": self.compression,
                 "per_1000_exchanges": self.per_1000, "specific_context": self.contexts,
                 "paper": paper.BUDGET}

@@ -39,6 +39,19 @@ def test_both_ratio_definitions_by_hand():
     assert s.per_1000["core"] == 30_000
 
 
+def test_headline_is_dialogue_over_the_searched_layer_with_verbatim_one_step_away():
+    with_keywords = [ExchangeBudget("a", "p", None, verbatim=400, dialogue=100, core=10, card=60,
+                                    searched=20),
+                     ExchangeBudget("b", "p", None, verbatim=100, dialogue=60, core=5, card=30,
+                                    searched=12)]
+    h = summarize(with_keywords).headline
+    assert (h["numerator"], h["denominator"]) == ("dialogue", "searched")
+    assert h["ratio"] == round((100 + 60) / (20 + 12), 2)  # 5.0, not the core's 10.67
+    assert h["other"]["ratio"] == round((400 + 100) / (20 + 12), 2)  # 15.62
+    assert summarize(rows()).headline["denominator"] == "core"  # cards without keywords
+    assert summarize(rows()).to_dict()["headline"]["ratio"] == round(190 / 60, 2)
+
+
 def test_window_and_cost():
     s = summarize(rows())
     assert fits_in_window(s, 200_000)["core"] == 200_000 // 30
