@@ -122,12 +122,15 @@ class BudgetSummary:
 
 
 def _ratios(rows: list[ExchangeBudget], numerator: str, denominator: str = "core") -> dict:
+    # Every exchange with a card is a pair, an empty card too (it costs nothing and keeps
+    # the count equal to the cards'); a per-exchange ratio needs a card of at least a token.
     paired = [(getattr(r, numerator), getattr(r, denominator)) for r in rows
-              if getattr(r, denominator)]
-    if not paired:
-        return {"ratio_of_totals": None, "mean_of_ratios": None, "pairs": 0}
-    return {"ratio_of_totals": round(sum(v for v, _ in paired) / sum(c for _, c in paired), 2),
-            "mean_of_ratios": round(statistics.fmean(v / c for v, c in paired), 2),
+              if getattr(r, denominator) is not None]
+    total = sum(c for _, c in paired)
+    if not total:
+        return {"ratio_of_totals": None, "mean_of_ratios": None, "pairs": len(paired)}
+    return {"ratio_of_totals": round(sum(v for v, _ in paired) / total, 2),
+            "mean_of_ratios": round(statistics.fmean(v / c for v, c in paired if c), 2),
             "pairs": len(paired)}
 
 

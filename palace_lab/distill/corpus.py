@@ -37,7 +37,7 @@ if TYPE_CHECKING:
 
 FULL_FROM = 5_000
 RECOUNT_SHARE = 0.05
-FORMAT = 1  # bump when what the counts hold changes (terms(), bigrams(), stems)
+FORMAT = 2  # 2: dialogue tokens without pasted blobs; bump when what the counts hold changes (terms(), bigrams(), stems)
 FOLDER = "corpus"  # under the palace's cache root, beside the index folders
 
 

@@ -9,6 +9,9 @@ A term's weight is Σ_zone w_zone · (1 + log tf_zone) × idf, over the zones wh
 the person's request (w 3), the agent's final report (1), the rest of what either said (1),
 tool calls (0.5) and tool output (0.2). People recall by what they asked; tool output is
 long and mostly noise, but it holds the error strings and identifiers that exact queries name.
+Pasted machine text (a HAR, a JSON dump, a log: :func:`.noise.is_blob_line`) weighs as tool
+output wherever it was pasted, and noise terms (:func:`.noise.is_noise`) are never chosen: a bare number comes only with
+the name it stands beside where someone wrote it (``Python 3.12``, ``max_connections=50``).
 Terms are deduplicated by their BM25 stem (``sync``/``syncs``/``syncing`` is one term, shown
 in its most frequent form) and skip what the core and the context already say.
 """
@@ -16,10 +19,12 @@ in its most frequent form) and skip what the core and the context already say.
 from __future__ import annotations
 
 import math
+import re
 from collections import Counter
 from functools import lru_cache
 
 from palace_lab.distill.base import CorpusStats
+from palace_lab.distill.noise import is_noise, without_blobs
 from palace_lab.distill.spans import word_cost
 from palace_lab.distill.terms import terms
 
@@ -52,13 +57,17 @@ def stem_idf(s: str, stats: CorpusStats) -> float:
 def zones(messages: list[tuple[str, str]], request: str) -> dict[str, str]:
     """The exchange's text by zone (see the module docstring), from its rendered messages."""
     final = next((t for label, t in reversed(messages) if label == "assistant"), "")
-    return {
-        "request": request or next((t for label, t in messages if label == "user"), ""),
-        "final": final,
-        "said": "\n".join(t for label, t in messages if label in ("user", "assistant")),
-        "calls": "\n".join(t for label, t in messages if label.startswith("tool call")),
-        "results": "\n".join(t for label, t in messages if label.startswith("tool result")),
-    }
+    request = request or next((t for label, t in messages if label == "user"), "")
+    said = "\n".join(t for label, t in messages if label in ("user", "assistant"))
+    written = {zone: without_blobs(text) for zone, text in
+               (("request", request), ("final", final), ("said", said))}
+    # Pasted machine text weighs as tool output does, whoever pasted it (noise.is_blob_line).
+    results = [t for label, t in messages if label.startswith("tool result")]
+    results.append(written["said"][1])
+    return {"request": written["request"][0], "final": written["final"][0],
+            "said": written["said"][0],
+            "calls": "\n".join(t for label, t in messages if label.startswith("tool call")),
+            "results": "\n".join(results)}
 
 
 def ranked_terms(texts: dict[str, str], stats: CorpusStats) -> list[tuple[str, float]]:
@@ -79,12 +88,36 @@ def ranked_terms(texts: dict[str, str], stats: CorpusStats) -> list[tuple[str, f
     return out
 
 
+_NAMED = r"([A-Za-z_][\w.\-]*[A-Za-z_])(\s?[=:]\s?|\s)"
+
+
+def named_number(number: str, text: str) -> str | None:
+    """A bare number as a person would type it: with the name it stands beside in ``text``
+    (``Python 3.12``, ``max_connections=50``, ``port 8080``), or None when it stands alone
+    or beside noise (a header name, a hex run)."""
+    if not number[:1].isdigit():
+        return None
+    m = re.search(_NAMED + re.escape(number) + r"(?![\w.])", text)
+    if not m or is_noise(m.group(1)) or len(m.group(1)) < 2:
+        return None
+    return m.group(0)
+
+
 def choose_keywords(texts: dict[str, str], stats: CorpusStats, budget: int,
                     said_already: str = "") -> tuple[str, ...]:
     """The best terms that fit ``budget`` tokens (each costed as running text), skipping the
     stems of ``said_already`` (the core and the context)."""
     skip = {stem(t) for t in terms(said_already)}
-    ranked = [(t, w) for t, w in ranked_terms(texts, stats) if stem(t) not in skip]
+    written = "\n".join(texts[z] for z in ("request", "final", "said", "calls"))
+    ranked = []
+    for term, weight in ranked_terms(texts, stats):
+        if stem(term) in skip:
+            continue
+        if is_noise(term):
+            term = named_number(term, written)
+            if term is None or term.lower() in said_already.lower():
+                continue
+        ranked.append((term, weight))
     out, used = [], 0
     for term, _ in ranked:
         if used >= budget:

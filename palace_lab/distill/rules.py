@@ -1,35 +1,33 @@
 """``rules``: the offline, deterministic distiller (the default).
 
 It follows the paper's surviving-vocabulary principle without a model: every field is made of
-words the exchange itself contains, in their order; nothing is added but one dash and a period.
+the exchange's own words. Nothing is added but a period after a clause.
 
-- ``exchange_core``: what the person asked, then what came of it. The request's opening words
-  (filler such as "can you", "please", "ok so" dropped) get at least ``request_share`` of the
-  budget: people recall an exchange by what they asked, and the opening states the topic (an
-  opening that fits but holds no term, "I" or "there's", gives way to the request's weightiest
-  run). The outcome is the window of the agent's final report that carries the most
-  distinctive terms (tf·idf against the whole palace, see :mod:`.spans`), preferring sentences
-  with decision words ("fixed", "switched", "because").
+- ``exchange_core``: one or two whole sentences or clauses copied from the exchange, what the
+  person asked and, when the agent reported in prose, what was done or found (:mod:`.core`;
+  what "whole" means is :mod:`.clauses`'s rule). A request with no content ("continue") gives
+  way to the outcome. The core is never cut inside a clause.
 - ``specific_context``: one detail copied exactly (a substring of the exchange), see
-  :mod:`.context`. It is chosen first, and the core does not spell it again (an error the person
-  pasted into the request is cut out of the core's copy of the request): the layer searches
-  core and context together, so a repeat would only spend budget.
+  :mod:`.context`. It is chosen first, and the core's choice discounts the terms it says.
 - ``room_assignments``: a file room (the most-mentioned file), a concept room (the most
   distinctive phrase shared with other exchanges) and a workflow room (kind of work), 1-3 rooms.
 - ``files_touched``: from :mod:`palace_lab.files`, never invented.
-- ``keywords``: the distinctive terms the core had no room for (:mod:`.keywords`).
+- ``keywords``: the distinctive terms the core had no room for, noise never (:mod:`.keywords`,
+  :mod:`.noise`): the core is readable, the keywords carry the search terms.
 
-Budget rule (since ``rules:v3``): the paper's 38 tokens a card, on average over the palace,
-shared out in proportion to what was said. The searchable card (core + context + keywords, the
-``core+keywords`` layer) of an exchange whose dialogue (the person's and the agent's words,
-cl100k_base) has d tokens gets B(e) = max(8, round(s·d)) tokens, counted exactly, where the
-share s = clamp(38 / mean d over the palace, 0.05, 0.45): a palace of long coding exchanges
-(mean d ≈ 400) keeps about a tenth of every dialogue, one of short chat turns (mean d ≈ 70) at
-most 45%. Core and context together take at most ``core_share`` (0.4) of B(e), but at least
-the context plus ``min_core`` (10) tokens (a readable clause) and never more than
-``budget_tokens`` (38); the keywords fill what is left, if anything is. Rooms and files are
-outside the budget: they are labels and facts shown beside the card (the ``all`` layer counts
-them). With no palace statistics the share is 0.1.
+Budget rule (since ``rules:v5``): the paper's 38 tokens a card, on average over the palace,
+shared out in proportion to what was written. The searchable card (core + context + keywords,
+the ``core+keywords`` layer) of an exchange whose written dialogue (the person's and the
+agent's words without pasted blobs, :func:`.noise.without_blobs`; cl100k_base) has d tokens
+gets B(e) = min(3 · 38, max(8, round(s·d))) tokens, where the share
+s = clamp(38 / mean d over the palace, 0.05, 0.45): a palace of long coding exchanges keeps
+about a tenth of every dialogue, one of short chat turns at most 45%, and no card's budget
+passes 3x the mean card however much was pasted. Core and context together get
+``core_share`` (0.75) of B(e), at most ``budget_tokens`` (38); the core keeps at least
+``min_core`` (12) tokens beside the context, and a whole clause may stretch that by half
+(:data:`.core.STRETCH`) rather than be cut; the keywords fill what is left of B(e), if anything
+is. Rooms and files are outside the budget: they are labels and facts shown beside the card
+(the ``all`` layer counts them). With no palace statistics the share is 0.1.
 """
 
 from __future__ import annotations
@@ -41,21 +39,17 @@ from dataclasses import replace
 from palace_lab.distill.base import CorpusStats, Distiller, DistillOutcome, register
 from palace_lab.distill.context import ERROR, context_candidates, make_context
 from palace_lab.distill.keywords import choose_keywords, zones
+from palace_lab.distill.noise import without_blobs
 from palace_lab.distill.rooms_rules import assign_rooms
-from palace_lab.distill.spans import best_span, drop_filler, request_span, text_cost, words_cost
+from palace_lab.distill.core import make_core
+from palace_lab.distill.spans import text_cost
 from palace_lab.distill.terms import idf, salient_terms, terms
 from palace_lab.model import DistilledCard, Exchange
 
-VERSION = "rules:v4"  # v4: a request opening without a term gives way (spans.request_span)
+VERSION = "rules:v5"  # v5: the core is whole sentences or clauses (distill.core)
+CEILING = 3  # no card's budget over 3x the palace's mean card (mean_tokens)
 REQUEST_CHARS = 2000  # the core keeps the request's opening; a pasted log beyond is not read
 _MESSAGE_SPLIT = re.compile(r"\n\n(?=\[(?:user|assistant|tool call[^\]\n]*|tool result|system)\] )")
-_CODE_BLOCK = re.compile(r"```.*?(```|$)", re.S)
-_SENTENCE_SPLIT = re.compile(r"(?<=[.!?])\s+(?=[A-Z`\"'(\[])|\n+")
-_MARKUP = re.compile(r"^[\s#>*\-\d.)]+|`|\*\*|(?<!\w)\*|\*(?!\w)")
-OUTCOME_WORDS = frozenset(
-    "fixed fix added implemented changed switched removed replaced decided root cause now "
-    "resolved updated moved renamed created wrote passes passing works failing bumped raised "
-    "lowered set because instead".split())
 
 
 def split_messages(verbatim: str) -> list[tuple[str, str]]:
@@ -70,16 +64,6 @@ def split_messages(verbatim: str) -> list[tuple[str, str]]:
     return out
 
 
-def sentences(text: str) -> list[str]:
-    text = _CODE_BLOCK.sub(" ", text)
-    out = []
-    for s in _SENTENCE_SPLIT.split(text):
-        s = " ".join(_MARKUP.sub("", s).split())
-        if len(s) >= 8 and sum(c.isalpha() for c in s) > len(s) / 3:
-            out.append(s)
-    return out
-
-
 def _word_weight(word: str, weights: dict[str, float]) -> float:
     return sum(weights.get(t, 0.0) for t in terms(word))
 
@@ -89,7 +73,7 @@ def best_window(sentence: str, weights: dict[str, float], max_chars: int) -> str
 
     Earlier words weigh a little more: a sentence's point usually comes first, and a window
     that starts mid-clause reads worse than one that starts with the subject. (Character-budget
-    form, used by the lifecycle compressor; cards use the token-budget :func:`.spans.best_span`.)
+    form, used by the lifecycle compressor; cards are made of whole clauses, :mod:`.core`.)
     """
     words = sentence.split()[:80]
     if len(sentence) <= max_chars:
@@ -114,83 +98,10 @@ def best_window(sentence: str, weights: dict[str, float], max_chars: int) -> str
     return " ".join(kept)
 
 
-def _score(sentence: str, weights: dict[str, float], outcome: bool) -> float:
-    ts = terms(sentence)
-    if not ts:
-        return 0.0
-    score = sum(weights.get(t, 0.0) for t in set(ts)) / (len(ts) ** 0.5)
-    if outcome and OUTCOME_WORDS.intersection(ts):
-        score *= 1.5
-    return score
-
-
-def pick_sentence(text: str, weights: dict[str, float], *, outcome: bool) -> str:
-    cands = sentences(text)
-    if not cands:
-        return ""
-    if not outcome:
-        cands = cands[:4]  # the request's point is almost always stated first
-    return max(cands, key=lambda s: (_score(s, weights, outcome), -cands.index(s)))
-
-
-def _final_answer(messages: list[tuple[str, str]]) -> str:
-    for label, text in reversed(messages):
-        if label == "assistant" and sentences(text):
-            return text
-    return ""
-
-
-def request_words(exchange: Exchange, messages) -> list[str]:
-    """The request's prose words in order, code blocks and filler dropped."""
-    request = exchange.request or next((t for lbl, t in messages if lbl == "user"), "")
-    words = drop_filler(" ".join(sentences(request[:REQUEST_CHARS])).split())
-    return words or request.split()[:12]
-
-
-def outcome_words(messages, weights: dict[str, float]) -> list[str]:
-    answer = _final_answer(messages)
-    return drop_filler(pick_sentence(answer, weights, outcome=True).split()) if answer else []
-
-
-def make_core(req: list[str], out: list[str], weights: dict[str, float], budget: int, *,
-              request_share: float = 0.7) -> str:
-    """The request's opening, then the outcome's best span, within ``budget`` tokens.
-
-    Both whole when they fit; otherwise the request gets at least ``request_share``.
-    """
-    if not out:
-        req_part = request_span(req, weights, budget)
-        out_part = []
-    else:
-        req_budget = max(int(budget * request_share), budget - 1 - words_cost(out)) if req else 0
-        req_part = request_span(req, weights, req_budget)
-        room = budget - (words_cost(req_part) + 1 if req_part else 0)
-        out_part = best_span(out, weights, room) if room > 2 else []
-    head = " ".join(req_part).rstrip(" ,;:—-")
-    tail = " ".join(out_part).rstrip(" ,;:—-")
-    core = f"{head} — {tail}" if head and tail else (head or tail)
-    core = core.strip(" -—:;,")
-    return (core + ".") if core and core[-1] not in ".!?" else core
-
-
-def excise(words: list[str], snippet: str) -> list[str]:
-    """``words`` without the run that spells ``snippet`` (the context says it already)."""
-    target = snippet.replace("`", "").split()
-    if len(target) < 1:
-        return words
-    bare = [w.replace("`", "") for w in words]
-    n = len(target)
-    for i in range(len(bare) - n + 1):
-        if bare[i:i + n] == target or (n > 1 and bare[i:i + n - 1] == target[:-1]
-                                       and bare[i + n - 1].startswith(target[-1])):
-            return words[:i] + words[i + n:] if len(words) > n else words
-    return words
-
-
 class RulesDistiller(Distiller):
     backend = "rules"
     DEFAULTS = {"budget_tokens": 38, "context_chars": 60, "core_chars": None, "mean_tokens": 38,
-                "min_share": 0.05, "max_share": 0.45, "core_share": 0.4, "min_core": 10}
+                "min_share": 0.05, "max_share": 0.45, "core_share": 0.75, "min_core": 12}
     _NAMES = {"budget_tokens": "tok", "context_chars": "ctx", "core_chars": "core",
               "mean_tokens": "mean", "min_share": "smin", "max_share": "smax", "core_share": "cs",
               "min_core": "mc"}
@@ -198,7 +109,7 @@ class RulesDistiller(Distiller):
     def __init__(self, *, budget_tokens: int = 38, context_chars: int = 60,
                  core_chars: int | None = None, request_share: float = 0.7,
                  repeat_weight: float = 0.2, mean_tokens: int = 38, min_share: float = 0.05,
-                 max_share: float = 0.45, core_share: float = 0.4, min_core: int = 10):
+                 max_share: float = 0.45, core_share: float = 0.75, min_core: int = 12):
         self.budget_tokens = budget_tokens
         self.context_chars = context_chars
         self.core_chars = core_chars
@@ -225,8 +136,8 @@ class RulesDistiller(Distiller):
 
     def card_budget(self, exchange: Exchange, stats: CorpusStats) -> int:
         """B(e), the searchable card's token budget (the rule in the module docstring)."""
-        said = text_cost(exchange.dialogue) if exchange.dialogue else 0
-        return max(8, round(self.share(stats) * said))
+        said = text_cost(without_blobs(exchange.dialogue)[0]) if exchange.dialogue else 0
+        return min(CEILING * self.mean_tokens, max(8, round(self.share(stats) * said)))
 
     def card(self, exchange: Exchange, stats: CorpusStats) -> DistilledCard:
         messages = split_messages(exchange.verbatim)
@@ -259,36 +170,26 @@ class RulesDistiller(Distiller):
     def _core_and_context(self, exchange: Exchange, messages, said: str, weights: dict,
                           budget: int, *, debugging: bool) -> tuple[str, str]:
         """``(exchange_core, specific_context)`` within their part of B(e)."""
-        share = min(self.budget_tokens, max(8, int(budget * self.core_share)))
-        # The detail first; the core need not spell it again (the layer searches both).
+        share = min(self.budget_tokens, max(self.min_core, round(budget * self.core_share)))
         context = make_context(exchange, said, weights, min(self.context_chars, 3 * share),
                                debugging=debugging)
         # Whatever the context costs, the core keeps room for a readable clause.
-        core_budget = min(self.budget_tokens, max(share, text_cost(context) + 1 + self.min_core))
-        req = excise(request_words(exchange, messages), context)
+        core_budget = max(self.min_core, share - text_cost(context) - 1)
         # The core spends its budget on what the context does not already say.
         seen = set(terms(context))
         core_weights = {t: w * self.repeat_weight if t in seen else w for t, w in weights.items()}
-        core = make_core(req, outcome_words(messages, weights), core_weights,
-                         core_budget - text_cost(context) - 1, request_share=self.request_share)
-        return _fit(core, context, core_budget, self.core_chars), context
+        request = (exchange.request or next((t for lbl, t in messages if lbl == "user"), ""))
+        core = make_core(request[:REQUEST_CHARS], final_report(messages), said, core_weights,
+                         core_budget, max_chars=self.core_chars)
+        return core, context
 
     def distill_batch(self, exchanges: Sequence[Exchange], *, stats: CorpusStats) -> list[DistillOutcome]:
         return [DistillOutcome(card=self.card(e, stats)) for e in exchanges]
 
 
-def _fit(core: str, context: str, budget: int, max_chars: int | None) -> str:
-    """Drop the core's last words until core + context fit the token budget (and chars)."""
-    words = core.split()
-    cut = False
-    while len(words) > 1 and (text_cost(" ".join(words) + "\n" + context) > budget
-                              or (max_chars and len(" ".join(words)) > max_chars)):
-        words.pop()
-        cut = True
-    while cut and len(words) > 1 and not terms(words[-1]):
-        words.pop()
-    out = " ".join(words).rstrip(" ,;:—-")
-    return out if out == core or not out or out[-1] in ".!?" else out + "."
+def final_report(messages: list[tuple[str, str]]) -> str:
+    """The agent's prose after its last tool call: its last message, when that is prose."""
+    return messages[-1][1] if messages and messages[-1][0] == "assistant" else ""
 
 
 register("rules")(RulesDistiller)

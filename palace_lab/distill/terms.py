@@ -106,6 +106,7 @@ def corpus_counts(texts: Iterable[str], dialogues: Iterable[str]) -> tuple[int, 
     ``(documents, term df, stem df, dialogue tokens)``. Both inputs are read once, in order,
     so they can be streamed."""
     from palace_lab.distill.keywords import stem
+    from palace_lab.distill.noise import without_blobs
     from palace_lab.tokens import count_tokens
 
     df: Counter = Counter()
@@ -119,7 +120,7 @@ def corpus_counts(texts: Iterable[str], dialogues: Iterable[str]) -> tuple[int, 
     tokens, batch = 0, []
     for text in dialogues:
         df.update(bigrams(terms(text)))
-        batch.append(text)
+        batch.append(without_blobs(text)[0])  # the budget's scale: what was written, not pasted
         if len(batch) == 1024:
             tokens, batch = tokens + sum(count_tokens(batch)), []
     return n, df, stem_df, tokens + (sum(count_tokens(batch)) if batch else 0)

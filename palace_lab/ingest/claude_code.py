@@ -318,6 +318,28 @@ def _merge_subagent(main: list[dict], sub: list[dict]) -> list[dict]:
     return main[:at] + sub + main[at:]
 
 
+WARMUP = "Warmup"  # the prompt Claude Code sends its subagents to warm their cache
+
+
+def _mark_warmups(entries: list[dict]) -> None:
+    """Claude Code's warm-up subagent runs (a sidechain whose first prompt is "Warmup") are
+    kept and counted, but they are not the person's history: nothing of theirs is searched,
+    distilled or shown as an exchange's text (as meta messages are not)."""
+    runs: dict[object, list[dict]] = {}
+    inline = 0
+    for i, m in enumerate(entries):
+        if not m["meta"].get("sidechain"):
+            inline = i + 1  # a new inline sidechain run starts after a parent message
+            continue
+        runs.setdefault(m["meta"].get("subagent_file") or ("inline", inline), []).append(m)
+    for run in runs.values():
+        first = next((m for m in run if m["role"] in ("user", "system")), None)
+        if first is not None and first["text"].strip() == WARMUP:
+            for m in run:
+                m["searchable"] = False
+                m["meta"] = {**m["meta"], "warmup": True}
+
+
 def _to_conversation(entries: list[dict], info: dict, path: Path) -> Conversation:
     sid = info.get("session_id") or path.stem
     messages = tuple(Message(conversation_id=sid, position=i, **e) for i, e in enumerate(entries))
@@ -341,6 +363,7 @@ def parse(path: Path) -> ParseResult:
                 m["meta"] = {**m["meta"], "sidechain": True, "subagent_file": sub_path.name}
                 m["source_key"] = f"{sub_path.stem}:{m['source_key']}"
             entries = _merge_subagent(entries, sub_builder.messages)
+    _mark_warmups(entries)
     if entries:
         result.conversations.append(_to_conversation(entries, info, path))
     return result
