@@ -39,6 +39,11 @@ PARSER_MODULES = {
     "chatgpt": "palace_lab.ingest.chatgpt",
     "claude-ai": "palace_lab.ingest.claude_ai",
     "aider": "palace_lab.ingest.aider",
+    "gemini-cli": "palace_lab.ingest.gemini",
+    "opencode": "palace_lab.ingest.opencode",
+    "cursor": "palace_lab.ingest.cursor",
+    "copilot": "palace_lab.ingest.copilot",
+    "copilot-cli": "palace_lab.ingest.copilot_cli",
     "palace-jsonl": "palace_lab.ingest.palace_jsonl",
 }
 FORMATS = ("auto", *PARSER_MODULES)
@@ -147,12 +152,14 @@ def ingest_file(palace: Palace, path: Path, fmt: str = "auto", *, explicit: bool
 
 
 def _read(palace: Palace, path: Path, fmt: str):
-    """(format, parse result, sha1) of a file, or its report when it is unchanged."""
-    sha1 = _sha1(path)
+    """(format, parse result, key) of a file, or its report when it is unchanged. The key is
+    the file's SHA-1, or its parser's fingerprint where the parser has one."""
+    name = detect_format(path) if fmt == "auto" else fmt
+    parser = get_parser(name)
+    sha1 = parser.fingerprint(path) if parser.fingerprint else _sha1(path)
     if palace.source_unchanged(printable_path(path), sha1):
         return SourceReport(printable_path(path), None, unchanged=True)
-    name = detect_format(path) if fmt == "auto" else fmt
-    return name, get_parser(name).parse(path), sha1
+    return name, parser.parse(path), sha1
 
 
 def ingest_one(palace: Palace, path: Path, fmt: str = "auto") -> SourceReport:
