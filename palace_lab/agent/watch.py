@@ -76,6 +76,17 @@ def wanted(path: Path) -> bool:
     return path.suffix.lower() in CANDIDATE_SUFFIXES and "tool-results" not in path.parts
 
 
+def _owning_source(path: Path) -> Path | None:
+    """The file to ingest for a changed file: an OpenCode message or part file stands for its
+    session file (the parser reads the rest beside it); None when that cannot be told."""
+    from palace_lab.ingest.opencode import is_session_part, session_file_of
+
+    try:
+        return session_file_of(path) if is_session_part(path) else path
+    except OSError:
+        return path
+
+
 class Watcher:
     """Ingest → distill → warm indexes for the files under ``paths`` (see the module docstring)."""
 
@@ -111,7 +122,7 @@ class Watcher:
         start, report = time.perf_counter(), PassReport()
         report.deleted = len(list(deleted))
         again, self._dirty = self._dirty, False
-        for path in sorted(set(changed)):
+        for path in sorted(set(filter(None, map(_owning_source, changed)))):
             if self.stop.is_set():
                 break
             try:

@@ -57,6 +57,20 @@ def is_session_part(path: Path) -> bool:
     return kind.name in ("message", "part") and (kind.parent / "session").is_dir()
 
 
+def session_file_of(path: Path) -> Path | None:
+    """The session file a message or part file belongs to; None when it cannot be told."""
+    kind = path.parent.parent
+    if kind.name == "message":
+        sid = path.parent.name
+    else:
+        obj = _load(path)
+        sid = obj.get("sessionID") if obj else None
+    if not isinstance(sid, str) or not sid:
+        return None
+    found = sorted((kind.parent / "session").glob(f"*/{sid}.json"))
+    return found[0] if found else None
+
+
 def _storage(path: Path) -> Path:
     return path.parent.parent.parent
 

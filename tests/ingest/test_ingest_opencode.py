@@ -68,3 +68,17 @@ def test_broken_part_and_message_files_are_skipped_and_counted(tmp_path):
     result = parse(storage / MAIN.relative_to(STORAGE))
     assert result.skipped == {"unreadable_part_file": 1, "malformed_record": 1}
     assert any(m.is_request for m in result.conversations[0].messages)
+
+
+def test_a_changed_part_file_makes_the_watcher_ingest_its_session(tmp_path, palace):
+    from palace_lab.agent.watch import Watcher
+    from palace_lab.ingest.opencode import session_file_of
+
+    storage = copy_storage(tmp_path)
+    part = storage / "part" / "msg_a00000000002Asst0000001" / "prt_a1b2c3000007Text0000001.json"
+    message = storage / "message" / "ses_6a1b2c3d4e6fChild0000001" / "msg_a00000000005User0000003.json"
+    assert session_file_of(part) == storage / MAIN.relative_to(STORAGE)
+    assert session_file_of(message) == storage / CHILD.relative_to(STORAGE)
+    watcher = Watcher(palace, [storage], warm=False, log=lambda line: None)
+    report = watcher.apply([part, message])
+    assert (report.files, report.ingested, report.errors) == (2, 2, [])
