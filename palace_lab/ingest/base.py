@@ -161,6 +161,17 @@ def read_file_bounded(path: Path, limit: int | None = None) -> bytes:
         return read_bounded(fh, path.name, limit)
 
 
+def load_json_document(path: Path):
+    """A whole JSON document (a BOM allowed), within MAX_JSON_BYTES; UnknownFormatError when
+    it does not parse: a file that is not JSON is not of the format that expected it."""
+    from palace_lab.errors import UnknownFormatError
+
+    try:
+        return json.loads(read_file_bounded(path).decode("utf-8-sig"))
+    except (UnicodeDecodeError, ValueError) as exc:
+        raise UnknownFormatError(f"{path.name} is not readable JSON ({exc})") from exc
+
+
 def read_member_bounded(zf, member: str, owner: str, limit: int | None = None) -> bytes:
     """A ZIP member's bytes; a member whose declared size is over the limit is refused unread."""
     limit = MAX_JSON_BYTES if limit is None else limit

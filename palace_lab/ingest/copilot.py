@@ -30,14 +30,13 @@ was answered.
 
 from __future__ import annotations
 
-import json
 import re
 from pathlib import Path
 
 from palace_lab.errors import UnknownFormatError
 from palace_lab.ingest.base import (
     BOM, RECORD_ERRORS, Parser, ParseResult, conversation_from_entries, iter_jsonl,
-    read_file_bounded, to_text, utc_from_unix, workspace_folder,
+    load_json_document, to_text, utc_from_unix, workspace_folder,
 )
 
 NAME = "copilot"
@@ -61,7 +60,7 @@ def parse(path: Path) -> ParseResult:
     result = ParseResult()
     with open(path, "rb") as fh:
         log = bool(_LOG_START.match(fh.read(64).removeprefix(BOM).lstrip()))
-    session = _replay(path, result) if log else _load(path)
+    session = _replay(path, result) if log else load_json_document(path)
     if not isinstance(session, dict) or not isinstance(session.get("requests"), list):
         raise UnknownFormatError(f"{path.name} is not a VS Code chat session (no requests)")
     entries: list[dict] = []
@@ -76,13 +75,6 @@ def parse(path: Path) -> ParseResult:
     result.keep(conversation_from_entries(entries, conversation_id=sid, source_format=NAME,
                                           path=path, project=project, title=title, cwd=cwd))
     return result
-
-
-def _load(path: Path):
-    try:
-        return json.loads(read_file_bounded(path).decode("utf-8-sig"))
-    except (UnicodeDecodeError, ValueError) as exc:
-        raise UnknownFormatError(f"{path.name} is not readable JSON ({exc})") from exc
 
 
 # --- the mutation log ---------------------------------------------------------------------

@@ -20,14 +20,13 @@ open an exchange; lifecycle events (turns, model changes, info, usage) are count
 
 from __future__ import annotations
 
-import json
 import re
 from pathlib import Path
 
 from palace_lab.errors import UnknownFormatError
 from palace_lab.ingest.base import (
     RECORD_ERRORS, Parser, ParseResult, conversation_from_entries, first_json_lines, iter_jsonl,
-    looks_like_export_json, read_file_bounded, to_text, utc_from_iso, utc_from_unix,
+    load_json_document, looks_like_export_json, to_text, utc_from_iso, utc_from_unix,
 )
 
 NAME = "copilot-cli"
@@ -156,10 +155,7 @@ def _result(data: dict, side: dict) -> dict:
 
 
 def _history(path: Path) -> ParseResult:
-    try:
-        data = json.loads(read_file_bounded(path).decode("utf-8-sig"))
-    except (UnicodeDecodeError, ValueError) as exc:
-        raise UnknownFormatError(f"{path.name} is not readable JSON ({exc})") from exc
+    data = load_json_document(path)
     if not isinstance(data, dict) or not isinstance(data.get("chatMessages"), list):
         raise UnknownFormatError(f"{path.name} has no list of chat messages")
     result = ParseResult()

@@ -31,14 +31,13 @@ so they never collide with the chat of the same session.
 
 from __future__ import annotations
 
-import json
 import re
 from pathlib import Path
 
 from palace_lab.errors import UnknownFormatError
 from palace_lab.ingest.base import (
     BOM, RECORD_ERRORS, Parser, ParseResult, conversation_from_entries, first_json_lines,
-    iter_jsonl, read_file_bounded, to_text,
+    iter_jsonl, load_json_document, read_head, to_text,
 )
 
 NAME = "gemini-cli"
@@ -81,8 +80,6 @@ def _is_metadata(obj: dict) -> bool:
 
 
 def parse(path: Path) -> ParseResult:
-    from palace_lab.ingest.base import read_head
-
     shape = _shape(read_head(path))
     if shape is None:
         raise UnknownFormatError(f"{path.name} is not a Gemini CLI chat, log or checkpoint")
@@ -102,15 +99,8 @@ def parse(path: Path) -> ParseResult:
 # --- the session shapes -------------------------------------------------------------------
 
 
-def _load_json(path: Path):
-    try:
-        return json.loads(read_file_bounded(path).decode("utf-8-sig"))
-    except (UnicodeDecodeError, ValueError) as exc:
-        raise UnknownFormatError(f"{path.name} is not readable JSON ({exc})") from exc
-
-
 def _whole_chat(path: Path, result: ParseResult) -> tuple[dict, list[dict]]:
-    data = _load_json(path)
+    data = load_json_document(path)
     if not isinstance(data, dict) or not isinstance(data.get("messages"), list):
         raise UnknownFormatError(f"{path.name} has no list of messages")
     records = []
@@ -299,7 +289,7 @@ def _tool_entries(call: dict, mid: str, base: dict) -> list[dict]:
 
 def _logs(path: Path, result: ParseResult) -> ParseResult:
     """The prompts of ``logs.json``, one conversation per session, as ``log:<sessionId>``."""
-    data = _load_json(path)
+    data = load_json_document(path)
     if not isinstance(data, list):
         raise UnknownFormatError(f"{path.name} is not a list of logged prompts")
     sessions: dict[str, list[dict]] = {}
@@ -334,7 +324,7 @@ def _unique_keys(entries: list[dict], result: ParseResult) -> list[dict]:
 
 def _checkpoint(path: Path, result: ParseResult) -> ParseResult:
     """A ``/chat save`` checkpoint: the model's history, positions as keys, no times."""
-    data = _load_json(path)
+    data = load_json_document(path)
     history = data.get("history") if isinstance(data, dict) else data
     if not isinstance(history, list):
         raise UnknownFormatError(f"{path.name} holds no saved chat history")

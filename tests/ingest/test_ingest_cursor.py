@@ -4,6 +4,7 @@
 from __future__ import annotations
 
 import hashlib
+from contextlib import contextmanager
 import json
 import shutil
 import sqlite3
@@ -61,33 +62,34 @@ def test_reading_never_writes(tmp_path):
     assert sorted(p.name for p in db.parent.iterdir()) == ["state.vscdb"]
 
 
-def test_a_locked_database_is_read_without_taking_a_lock(tmp_path):
-    user = copy_user(tmp_path)
-    db = user / "globalStorage" / "state.vscdb"
+@contextmanager
+def writing(db: Path, *, wal: bool):
+    """Another connection in the middle of a write: exclusive in rollback-journal mode (readers
+    are locked out), an open write transaction in WAL mode (readers are not)."""
     owner = sqlite3.connect(db, isolation_level=None)
-    owner.execute("BEGIN EXCLUSIVE")  # Cursor in the middle of a write: readers are locked out
+    if wal:
+        owner.execute("PRAGMA journal_mode=WAL")
+    owner.execute("BEGIN IMMEDIATE" if wal else "BEGIN EXCLUSIVE")
     owner.execute("UPDATE ItemTable SET value='{}' WHERE key='some.setting'")
     try:
-        result = parse(db)
+        yield
     finally:
         owner.execute("ROLLBACK")
         owner.close()
+
+
+def test_a_locked_database_is_read_without_taking_a_lock(tmp_path):
+    db = copy_user(tmp_path) / "globalStorage" / "state.vscdb"
+    with writing(db, wal=False):
+        result = parse(db)
     assert result.skipped["database_locked_read_without_lock"] == 1
     assert [c.conversation_id for c in result.conversations] == [COMPOSER]
 
 
 def test_a_wal_database_with_a_writer_is_read_normally(tmp_path):
-    user = copy_user(tmp_path)
-    db = user / "globalStorage" / "state.vscdb"
-    owner = sqlite3.connect(db, isolation_level=None)
-    owner.execute("PRAGMA journal_mode=WAL")
-    owner.execute("BEGIN IMMEDIATE")
-    owner.execute("UPDATE ItemTable SET value='{}' WHERE key='some.setting'")
-    try:
+    db = copy_user(tmp_path) / "globalStorage" / "state.vscdb"
+    with writing(db, wal=True):
         result = parse(db)
-    finally:
-        owner.execute("ROLLBACK")
-        owner.close()
     assert "database_locked_read_without_lock" not in result.skipped
     assert len(result.conversations) == 1
 
