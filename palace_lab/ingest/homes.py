@@ -22,6 +22,7 @@ class AgentLocation:
     label: str
     base: str
     patterns: tuple[str, ...] = ()
+    in_home: bool = True  # False: only when its folder is given itself (another covers it)
 
 
 _CURSOR = ("globalStorage/state.vscdb", "workspaceStorage/*/state.vscdb")
@@ -36,7 +37,10 @@ LOCATIONS: tuple[AgentLocation, ...] = (
     AgentLocation("codex", "Codex CLI", ".codex/sessions"),
     AgentLocation("codex", "Codex CLI (archived)", ".codex/archived_sessions"),
     AgentLocation("gemini-cli", "Gemini CLI", ".gemini/tmp", _GEMINI),
-    AgentLocation("opencode", "OpenCode", ".local/share/opencode/storage", ("session/*/*.json",)),
+    AgentLocation("opencode", "OpenCode", ".local/share/opencode",
+                  ("storage/session/*/*.json", "opencode.db")),
+    AgentLocation("opencode", "OpenCode", ".local/share/opencode/storage", ("session/*/*.json",),
+                  in_home=False),
     AgentLocation("cursor", "Cursor", ".config/Cursor/User", _CURSOR),
     AgentLocation("cursor", "Cursor", "Library/Application Support/Cursor/User", _CURSOR),
     AgentLocation("cursor", "Cursor", "AppData/Roaming/Cursor/User", _CURSOR),
@@ -62,13 +66,14 @@ def _is_dir(path: Path) -> bool:
 
 def locations_in(home: Path) -> list[tuple[AgentLocation, Path]]:
     """The locations that exist under ``home``, in the order of :data:`LOCATIONS`."""
-    return [(loc, home / loc.base) for loc in LOCATIONS if _is_dir(home / loc.base)]
+    return [(loc, home / loc.base) for loc in LOCATIONS
+            if loc.in_home and _is_dir(home / loc.base)]
 
 
 def location_of(folder: Path) -> AgentLocation | None:
     """The location whose folder ``folder`` is (its path ends with the location's base)."""
     parts = folder.expanduser().parts
-    for loc in LOCATIONS:
+    for loc in sorted(LOCATIONS, key=lambda loc: -len(loc.base)):  # the deepest base first
         base = PurePosixPath(loc.base).parts
         if loc.patterns and tuple(parts[-len(base):]) == base:
             return loc

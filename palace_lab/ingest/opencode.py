@@ -10,7 +10,8 @@ step-finish | snapshot | patch | agent | retry.
 The session file is the source offered to the parser; its messages and parts are read from the
 storage root beside it (and never offered on their own, see :func:`is_session_part`). The
 "unchanged" key is a fingerprint over all of them (:func:`fingerprint`): a session gains parts
-without its own file changing.
+without its own file changing. Releases 1.2 and later keep the same records in
+``opencode.db`` (:mod:`palace_lab.ingest.opencode_db`): every session in it is read the same way.
 
 Traps handled on purpose: ids sort in creation order but messages are ordered by
 ``time.created`` first (ids break ties); a ``tool`` part is both the call (``state.input``) and
@@ -25,13 +26,16 @@ from __future__ import annotations
 
 import hashlib
 import json
+import sqlite3
 from pathlib import Path
 
 from palace_lab.errors import UnknownFormatError
 from palace_lab.ingest.base import (
     BOM, RECORD_ERRORS, Parser, ParseResult, conversation_from_entries, read_file_bounded,
-    to_text, utc_from_unix,
+    read_head, to_text, utc_from_unix,
 )
+from palace_lab.ingest.opencode_db import decoded, is_opencode_db, read_rows
+from palace_lab.ingest.sqlite_ro import is_sqlite, read_db, stat_fingerprint
 
 NAME = "opencode"
 SMALL_JSON = 64 << 20
@@ -39,6 +43,11 @@ _QUIET_PARTS = {"step-start", "step-finish", "snapshot", "patch", "agent", "retr
 
 
 def sniff(path: Path, head: bytes) -> bool:
+    if is_sqlite(head):
+        try:
+            return read_db(path, is_opencode_db)[0]
+        except (sqlite3.Error, OSError):
+            return False
     try:
         obj = json.loads(head.removeprefix(BOM))
     except (ValueError, UnicodeDecodeError, RecursionError):
@@ -83,7 +92,10 @@ def _files(folder: Path) -> list[Path]:
 
 
 def fingerprint(path: Path) -> str:
-    """A key that changes when the session file or any of its message or part files does."""
+    """A key that changes when the session file or any of its message or part files does (for
+    the database: when it or its ``-wal`` does)."""
+    if is_sqlite(read_head(path, 16)):
+        return stat_fingerprint(path)
     h = hashlib.sha1(read_file_bounded(path, SMALL_JSON))
     root, sid = _storage(path), path.stem
     for msg in _files(root / "message" / sid):
@@ -109,25 +121,51 @@ def _load(path: Path, result: ParseResult | None = None) -> dict | None:
 
 
 def parse(path: Path) -> ParseResult:
+    if is_sqlite(read_head(path, 16)):
+        return _parse_db(path)
     session = _load(path)
     if session is None or not _is_session(session):
         raise UnknownFormatError(f"{path.name} is not an OpenCode session file")
     result = ParseResult()
-    root, sid = _storage(path), session["id"]
+    root = _storage(path)
+    messages = _messages(root / "message" / session["id"], result)
+    parts = {m["id"]: [p for p in (_load(f, result) for f in _files(root / "part" / m["id"])) if p]
+             for m in messages}
+    _keep_session(result, path, session, messages, parts)
+    return result
+
+
+def _parse_db(path: Path) -> ParseResult:
+    result = ParseResult()
+    try:
+        rows, immutable = read_db(path, read_rows)
+    except sqlite3.DatabaseError as exc:
+        raise UnknownFormatError(f"{path.name} is not a readable OpenCode database ({exc})") from exc
+    if immutable:
+        result.skip("database_locked_read_without_lock")
+    for row in rows:
+        session, messages, parts = decoded(row, result)
+        valid = [m for m in messages if m.get("role") in ("user", "assistant")]
+        if len(valid) < len(messages):
+            result.skip("malformed_record", len(messages) - len(valid))
+        _keep_session(result, path, session, valid, parts)
+    return result
+
+
+def _keep_session(result: ParseResult, path: Path, session: dict, messages: list[dict],
+                  parts: dict[str, list[dict]]) -> None:
     child = isinstance(session.get("parentID"), str)
     entries: list[dict] = []
-    for msg in _messages(root / "message" / sid, result):
-        parts = [p for p in (_load(f, result) for f in _files(root / "part" / msg["id"])) if p]
+    for msg in messages:
         try:
-            entries.extend(_message_entries(msg, parts, child, result))
+            entries.extend(_message_entries(msg, parts.get(msg["id"], []), child, result))
         except RECORD_ERRORS:
             result.skip("malformed_record")
     cwd = session.get("directory") if isinstance(session.get("directory"), str) else None
     title = session.get("title") if isinstance(session.get("title"), str) else None
     result.keep(conversation_from_entries(
-        entries, conversation_id=sid, source_format=NAME, path=path,
+        entries, conversation_id=session["id"], source_format=NAME, path=path,
         project=Path(cwd).name if cwd else None, title=title, cwd=cwd))
-    return result
 
 
 def _messages(folder: Path, result: ParseResult) -> list[dict]:

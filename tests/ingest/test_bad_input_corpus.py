@@ -270,7 +270,31 @@ def new_format_file_cases() -> list[tuple[str, str, bytes]]:
             bubble_value=json.dumps({"type": [1], "text": 7}))),
         ("cursor composer a list", "b3.vscdb", _cursor_bytes(composer_value="[1, 2]")),
         ("cursor good", "good.vscdb", _cursor_bytes()),
+        ("opencode db rows not json", "opencode.db", _opencode_db_bytes()),
     ]
+
+
+def _opencode_db_bytes() -> bytes:
+    """An OpenCode database whose rows are broken one way each, beside good ones."""
+    import tempfile
+
+    with tempfile.TemporaryDirectory() as tmp:
+        path = Path(tmp) / "opencode.db"
+        conn = sqlite3.connect(path)
+        conn.executescript(
+            "CREATE TABLE session (id TEXT, parent_id TEXT, directory TEXT, title TEXT,"
+            " time_created INTEGER);"
+            "CREATE TABLE message (id TEXT, session_id TEXT, time_created INTEGER, data TEXT);"
+            "CREATE TABLE part (id TEXT, message_id TEXT, session_id TEXT, data TEXT);"
+            "INSERT INTO session VALUES ('ses_1', NULL, 5, 'x', 'not a time');"
+            "INSERT INTO message VALUES ('m1', 'ses_1', 1, '{\"role\": \"user\"}');"
+            "INSERT INTO message VALUES ('m2', 'ses_1', 2, '{cut');"
+            "INSERT INTO message VALUES ('m3', 'ses_1', 3, '{\"role\": 7}');"
+            "INSERT INTO part VALUES ('p1', 'm1', 'ses_1', '{\"type\": \"text\", \"text\": \"hi there\"}');"
+            "INSERT INTO part VALUES ('p2', 'm1', 'ses_1', '[1]');")
+        conn.commit()
+        conn.close()
+        return path.read_bytes()
 
 
 def _cursor_bytes(**odd) -> bytes:

@@ -7,6 +7,7 @@ import json
 from pathlib import Path
 
 from palace_lab.cli import main
+from palace_lab.store import Palace
 
 FIX = Path(__file__).resolve().parents[1] / "fixtures"
 QUERIES = {
@@ -34,11 +35,9 @@ def test_a_search_finds_each_agent(real_exports, tmp_path, capsys):
     assert set(report["formats"]) == set(QUERIES) and report["totals"]["errors"] == 0
     run(["distill", "--db", db], capsys)
     budget = run(["budget", "--db", db], capsys)
-    assert budget["exchanges"] == report["totals"]["exchanges"]
-    from palace_lab.store import Palace
-
     with Palace.open(db, create=False) as palace:
         formats = dict(palace.conn.execute("SELECT conversation_id, source_format FROM conversations"))
+        assert budget["exchanges"] == palace.count("exchanges")
     for fmt, query in QUERIES.items():
         hits = run(["search", "--db", db, query, "--mode", "bm25:verbatim", "--k", "1"], capsys)
         assert formats[hits[0]["conversation_id"]] == fmt, (fmt, hits[0]["preview"])

@@ -82,3 +82,28 @@ def test_a_changed_part_file_makes_the_watcher_ingest_its_session(tmp_path, pala
     watcher = Watcher(palace, [storage], warm=False, log=lambda line: None)
     report = watcher.apply([part, message])
     assert (report.files, report.ingested, report.errors) == (2, 2, [])
+
+
+DB = HOME / ".local" / "share" / "opencode" / "opencode.db"
+
+
+def test_the_database_of_newer_releases_reads_as_the_storage_files():
+    from palace_lab.ingest.homes import location_files, locations_in
+
+    assert detect_format(DB) == "opencode"
+    from_db = {c.conversation_id: c for c in parse(DB).conversations}
+    from_files = {c.conversation_id: c for c in (*parse(MAIN).conversations, *parse(CHILD).conversations)}
+    assert from_db.keys() == from_files.keys()
+    for cid, conv in from_files.items():
+        key = [(m.role, m.text, m.source_key, m.is_request, m.searchable) for m in conv.messages]
+        assert key == [(m.role, m.text, m.source_key, m.is_request, m.searchable)
+                       for m in from_db[cid].messages]
+    [(loc, folder)] = locations_in(HOME)
+    assert DB in location_files(loc, folder)
+
+
+def test_storage_files_and_the_database_together_store_each_session_once(palace):
+    report = ingest_paths(palace, [HOME])
+    assert report.totals()["errors"] == 0
+    assert palace.count("conversations") == 2
+    assert ingest_paths(palace, [DB]).totals()["unchanged_files"] == 1
