@@ -5,8 +5,10 @@ names the folder) and ``<Code>/User/globalStorage/emptyWindowChatSessions/`` (ch
 without a folder), ``<Code>`` being ``~/.config/Code`` (or ``Code - Insiders``), ``~/Library/
 Application Support/Code`` or ``%APPDATA%/Code``.
 
-Two shapes of the same session object ``{version, sessionId, creationDate (unix ms),
-customTitle?, requests: [...]}``:
+Older releases kept the sessions in the workspace's ``state.vscdb`` (``ItemTable`` key
+``interactive.sessions``: a list of the same session objects), read read-only as Cursor's
+databases are (:mod:`palace_lab.ingest.sqlite_ro`). Newer ones write two shapes of the same
+session object ``{version, sessionId, creationDate (unix ms), customTitle?, requests: [...]}``:
 
 - ``.json`` (releases up to late 2025): the whole object, rewritten on every change.
 - ``.jsonl`` (newer releases): a mutation log. Line 1 is ``{"kind": 0, "v": <session>}``; then
@@ -30,22 +32,28 @@ was answered.
 
 from __future__ import annotations
 
+import json
 import re
+import sqlite3
 from pathlib import Path
 
 from palace_lab.errors import UnknownFormatError
 from palace_lab.ingest.base import (
     BOM, RECORD_ERRORS, Parser, ParseResult, conversation_from_entries, iter_jsonl,
-    load_json_document, to_text, utc_from_unix, workspace_folder,
+    load_json_document, read_head, to_text, utc_from_unix, workspace_folder,
 )
+from palace_lab.ingest.sqlite_ro import has_table, is_sqlite, read_db
 
 NAME = "copilot"
+STATE_KEY = "interactive.sessions"  # where releases before the chatSessions folder kept them
 _LOG_START = re.compile(rb'^\{\s*"kind"\s*:\s*0\s*,\s*"v"\s*:\s*\{')
 _REQUESTS = re.compile(rb'(?<!\\)"requests"\s*:\s*\[')
 _SESSION = re.compile(rb'(?<!\\)"(sessionId|creationDate|requesterUsername)"\s*:')
 
 
 def sniff(path: Path, head: bytes) -> bool:
+    if is_sqlite(head):
+        return _sniff_state_db(path)
     try:
         text = head.removeprefix(BOM).lstrip()
         if _LOG_START.match(text):
@@ -58,22 +66,78 @@ def sniff(path: Path, head: bytes) -> bool:
 
 def parse(path: Path) -> ParseResult:
     result = ParseResult()
-    with open(path, "rb") as fh:
-        log = bool(_LOG_START.match(fh.read(64).removeprefix(BOM).lstrip()))
+    head = read_head(path, 64)
+    if is_sqlite(head):
+        return _parse_state_db(path, result)
+    log = bool(_LOG_START.match(head.removeprefix(BOM).lstrip()))
     session = _replay(path, result) if log else load_json_document(path)
     if not isinstance(session, dict) or not isinstance(session.get("requests"), list):
         raise UnknownFormatError(f"{path.name} is not a VS Code chat session (no requests)")
+    _keep(result, session, path, path.parent.parent)
+    return result
+
+
+def session_entries(session: dict, result: ParseResult) -> list[dict]:
+    """The messages of every request of a session; a request that cannot be read is counted."""
     entries: list[dict] = []
     for request in session["requests"]:
         try:
             entries.extend(request_entries(request))
         except RECORD_ERRORS:
             result.skip("malformed_request")
+    return entries
+
+
+def stored_sessions(raw, result: ParseResult) -> list[dict]:
+    """The sessions of an ``interactive.sessions`` value; one that is not a session is counted."""
+    try:
+        sessions = json.loads(raw) if isinstance(raw, (str, bytes)) else None
+    except (ValueError, RecursionError):
+        sessions = None
+    if not isinstance(sessions, list):
+        result.skip("malformed_session_list")
+        return []
+    good = [s for s in sessions if isinstance(s, dict) and isinstance(s.get("requests"), list)]
+    if len(good) < len(sessions):
+        result.skip("malformed_session", len(sessions) - len(good))
+    return good
+
+
+def _keep(result: ParseResult, session: dict, path: Path, storage: Path) -> None:
+    entries = session_entries(session, result)
     sid = session.get("sessionId") if isinstance(session.get("sessionId"), str) else path.stem
     title = session.get("customTitle") if isinstance(session.get("customTitle"), str) else None
-    project, cwd = workspace_folder(path.parent.parent) or (None, None)
+    project, cwd = workspace_folder(storage) or (None, None)
     result.keep(conversation_from_entries(entries, conversation_id=sid, source_format=NAME,
                                           path=path, project=project, title=title, cwd=cwd))
+
+
+# --- sessions kept in state.vscdb by older releases ---------------------------------------
+
+
+def _stored_sessions(conn: sqlite3.Connection):
+    if not has_table(conn, "ItemTable"):
+        return None
+    row = conn.execute("SELECT value FROM ItemTable WHERE key=?", (STATE_KEY,)).fetchone()
+    return row[0] if row else None
+
+
+def _sniff_state_db(path: Path) -> bool:
+    try:
+        return read_db(path, _stored_sessions)[0] is not None
+    except (sqlite3.Error, OSError):
+        return False
+
+
+def _parse_state_db(path: Path, result: ParseResult) -> ParseResult:
+    try:
+        raw, immutable = read_db(path, _stored_sessions)
+    except sqlite3.DatabaseError as exc:
+        raise UnknownFormatError(f"{path.name} is not a readable SQLite database ({exc})") from exc
+    if immutable:
+        result.skip("database_locked_read_without_lock")
+    for session in stored_sessions(raw, result):
+        _keep(result, session, path, path.parent)
     return result
 
 
@@ -214,7 +278,8 @@ def _tool_entries(part: dict, key: str, results: dict) -> list[dict]:
     said = said.strip() or _value(part.get("pastTenseMessage"))
     if said.strip():
         error = {"is_error": True} if details.get("isError") else {}
-        out.append(dict(role="tool_result", text=said, source_key=f"{key}r", meta={**meta, **error}))
+        out.append(dict(role="tool_result", text=said, source_key=f"{key}r",
+                        meta={**meta, **error}))
     return out
 
 

@@ -16,6 +16,8 @@ Three shapes, every one read when present:
   ``conversation`` in old releases (newer ones only list ids, read from the global database).
 - ``ItemTable`` ``workbench.panel.aichat.view.aichat.chatdata``: the old chat panel, ``{tabs:
   [{tabId, chatTitle, bubbles: [{type: user|ai, id, text}]}]}``.
+- ``ItemTable`` ``interactive.sessions``: VS Code's own chat panel inside Cursor, in the session
+  shape :mod:`palace_lab.ingest.copilot` reads.
 
 A bubble of type 1 (or ``user``) is the person's; type 2 (or ``ai``) the assistant's, with
 ``text``, ``thinking.text`` (kept out of the index), ``toolFormerData`` (``name``, ``rawArgs``,
@@ -39,6 +41,7 @@ from palace_lab.ingest.base import (
     RECORD_ERRORS, Parser, ParseResult, conversation_from_entries, to_text, utc_from_iso,
     utc_from_unix, workspace_folder,
 )
+from palace_lab.ingest.copilot import STATE_KEY, session_entries, stored_sessions
 from palace_lab.ingest.sqlite_ro import has_table, is_sqlite, key_range, read_db, stat_fingerprint
 
 NAME = "cursor"
@@ -63,6 +66,9 @@ def _holds_chats(conn: sqlite3.Connection) -> bool:
     if not has_table(conn, "ItemTable"):
         return False
     if _item(conn, CHAT_KEY) is not None:
+        return True
+    panel = conn.execute("SELECT 1 FROM ItemTable WHERE key=?", (STATE_KEY,)).fetchone()
+    if panel and _item(conn, COMPOSERS_KEY) is not None:  # a Cursor workspace, not VS Code's
         return True
     listed = _item(conn, COMPOSERS_KEY)
     return isinstance(listed, dict) and any(
@@ -96,6 +102,12 @@ def parse(path: Path) -> ParseResult:
         _keep(result, path, _composer_conversation(composer, bubbles, result), projects)
     for tab in raw["tabs"]:
         _keep(result, path, _tab_conversation(tab, result), projects)
+    if raw.get("panel") is not None:  # VS Code's own chat panel inside Cursor
+        for session in stored_sessions(raw["panel"], result):
+            title = session.get("customTitle")
+            title = title if isinstance(title, str) else None
+            sid = str(session.get("sessionId") or "panel")
+            _keep(result, path, (sid, title, session_entries(session, result)), projects)
     return result
 
 
@@ -110,7 +122,7 @@ def _keep(result: ParseResult, path: Path, conv: tuple | None, projects: dict) -
 
 def _read_all(conn: sqlite3.Connection) -> dict:
     """Every composer with its bubble rows, and every old chat tab, as raw JSON values."""
-    out: dict = {"composers": [], "tabs": []}
+    out: dict = {"composers": [], "tabs": [], "panel": None}
     if has_table(conn, "cursorDiskKV"):
         for key, value in key_range(conn, "cursorDiskKV", "composerData:"):
             cid = key.split(":", 1)[1]
@@ -123,6 +135,8 @@ def _read_all(conn: sqlite3.Connection) -> dict:
                 out["composers"].append((c, {}))
         chat = _item(conn, CHAT_KEY)
         out["tabs"] = (chat.get("tabs") or []) if isinstance(chat, dict) else []
+        row = conn.execute("SELECT value FROM ItemTable WHERE key=?", (STATE_KEY,)).fetchone()
+        out["panel"] = row[0] if row else None
     return out
 
 

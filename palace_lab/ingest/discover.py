@@ -4,8 +4,9 @@ Given files are offered as they are; folders are walked (sorted, symbolic links 
 not followed) for candidate suffixes, leaving out ``tool-results`` folders, subagent
 transcripts that their parent session brings in and OpenCode message and part files that their
 session brings in. A home folder (or an agent's own folder) is not walked: only the agents'
-history files in it are offered (:mod:`palace_lab.ingest.homes`). A path that is missing, a broken link, a
-link loop or an unreadable folder becomes a report with its reason instead of an error.
+history files in it are offered (:mod:`palace_lab.ingest.homes`). A path that is missing, a
+broken link, a link loop or an unreadable folder becomes a report with its reason instead of an
+error.
 """
 
 from __future__ import annotations

@@ -27,6 +27,7 @@ class AgentLocation:
 
 _CURSOR = ("globalStorage/state.vscdb", "workspaceStorage/*/state.vscdb")
 _VSCODE = ("workspaceStorage/*/chatSessions/*.json", "workspaceStorage/*/chatSessions/*.jsonl",
+           "workspaceStorage/*/state.vscdb",
            "globalStorage/emptyWindowChatSessions/*.json",
            "globalStorage/emptyWindowChatSessions/*.jsonl")
 _GEMINI = ("*/chats/*.json", "*/chats/*.jsonl", "*/chats/*/*.jsonl", "*/logs.json",

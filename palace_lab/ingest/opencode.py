@@ -140,7 +140,8 @@ def _parse_db(path: Path) -> ParseResult:
     try:
         rows, immutable = read_db(path, read_rows)
     except sqlite3.DatabaseError as exc:
-        raise UnknownFormatError(f"{path.name} is not a readable OpenCode database ({exc})") from exc
+        raise UnknownFormatError(
+            f"{path.name} is not a readable OpenCode database ({exc})") from exc
     if immutable:
         result.skip("database_locked_read_without_lock")
     for row in rows:

@@ -95,3 +95,46 @@ def test_copilot_cli_stable_ids_and_a_bad_event(tmp_path, palace):
     report = ingest_paths(palace, [path])
     assert report.totals()["skipped"]["malformed_record"] == 1
     assert first < {e.exchange_id for e in palace.exchanges()}
+
+
+def state_db(path: Path, items: dict) -> Path:
+    import sqlite3
+
+    path.parent.mkdir(parents=True, exist_ok=True)
+    conn = sqlite3.connect(path)
+    conn.execute("CREATE TABLE ItemTable (key TEXT UNIQUE ON CONFLICT REPLACE, value BLOB)")
+    conn.executemany("INSERT INTO ItemTable VALUES (?, ?)",
+                     [(k, json.dumps(v)) for k, v in items.items()])
+    conn.commit()
+    conn.close()
+    return path
+
+
+def test_sessions_kept_in_state_vscdb_by_older_releases(tmp_path):
+    session = json.loads(SESSION.read_text("utf-8"))
+    ws = tmp_path / "workspaceStorage" / "abc"
+    (ws).mkdir(parents=True)
+    (ws / "workspace.json").write_text(json.dumps({"folder": "file:///home/me/old-app"}))
+    db = state_db(ws / "state.vscdb", {"interactive.sessions": [session, "not a session"],
+                                       "workbench.editor": {"x": 1}})
+    assert detect_format(db) == "copilot"
+    result = copilot.parse(db)
+    [conv] = result.conversations
+    assert (conv.conversation_id, conv.project) == (session["sessionId"], "old-app")
+    assert result.skipped == {"malformed_session": 1}
+    plain = state_db(tmp_path / "plain" / "state.vscdb", {"workbench.editor": {"x": 1}})
+    from palace_lab.ingest.base import read_head
+    assert not copilot.sniff(plain, read_head(plain))
+
+
+def test_vscode_chat_inside_a_cursor_workspace_database_is_cursors(tmp_path):
+    from palace_lab.ingest import cursor
+
+    session = json.loads(SESSION.read_text("utf-8"))
+    db = state_db(tmp_path / "ws" / "state.vscdb", {
+        "composer.composerData": {"allComposers": [{"composerId": "x"}]},
+        "interactive.sessions": [session]})
+    assert detect_format(db) == "cursor"
+    [conv] = cursor.parse(db).conversations
+    assert conv.source_format == "cursor" and conv.conversation_id == session["sessionId"]
+    assert [m.is_request for m in conv.messages].count(True) == 2
