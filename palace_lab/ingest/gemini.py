@@ -10,7 +10,8 @@ Four shapes, told apart by content (see docs/formats.md):
   under the same ``id``: the last version wins, at the place of the first), ``{"$set": {...}}``
   metadata updates and ``{"$rewindTo": id}`` (the person rewound the chat to before ``id``).
   Subagent sessions live in ``chats/<parentSessionId>/<id>.jsonl`` with ``kind: "subagent"``.
-- ``logs.json``: ``[{sessionId, messageId, type: "user", message, timestamp}]``, the prompts only.
+- ``logs.json``: ``[{sessionId, messageId, type: "user", message, timestamp}]``, the prompts only;
+  read only for sessions whose chat file is gone (a chat names its session in its file name).
 - ``checkpoint-<tag>.json`` (``/chat save``): the model's own history, a list of
   ``{role: user|model, parts: [...]}`` without ids or times.
 
@@ -25,8 +26,8 @@ shrinks) rather than dropped as the CLI's own view does; ``displayContent`` (wha
 typed) is the request's words when ``content`` holds expanded ``@file`` text; a user message made
 only of function responses is a tool result; a checkpoint's opening setup turn (date, folder
 listing) is system text; ``info``/``error``/``warning`` lines are system
-text; a subagent's prompts never open an exchange; log sessions are stored as ``log:<sessionId>``
-so they never collide with the chat of the same session.
+text; a subagent's prompts never open an exchange; a logged session whose chat file exists is
+skipped (the chat says all of it), one whose chat is gone is stored as ``log:<sessionId>``.
 """
 
 from __future__ import annotations
@@ -304,11 +305,24 @@ def _logs(path: Path, result: ParseResult) -> ParseResult:
         sessions.setdefault(rec["sessionId"], []).append(dict(
             role="user", text=rec["message"], source_key=key, timestamp=stamp,
             is_request=rec.get("type", "user") == "user" and not rec["message"].startswith("/")))
+    chats = _chat_ids(path.parent / "chats")
     for sid, entries in sessions.items():
+        if sid[:8] in chats:  # the chat says all of it, and more
+            result.skip("logged_session_in_chats", len(entries))
+            continue
         result.keep(conversation_from_entries(
             _unique_keys(entries, result), conversation_id=f"log:{sid}", source_format=NAME,
             path=path, project=_project(_project_root({}, path.parent / "chats" / path.name))))
     return result
+
+
+def _chat_ids(folder: Path) -> set[str]:
+    """The 8-character session id prefixes that name the chat files of a project folder."""
+    try:
+        names = [p.stem for p in folder.glob("session-*.json*")]
+    except OSError:
+        return set()
+    return {name.rsplit("-", 1)[-1] for name in names}
 
 
 def _unique_keys(entries: list[dict], result: ParseResult) -> list[dict]:

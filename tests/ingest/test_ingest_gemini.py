@@ -54,13 +54,24 @@ def test_jsonl_updates_replace_in_place_and_a_rewind_keeps_what_was_said():
 def test_logs_and_checkpoints_never_collide_with_the_chat(palace):
     report = ingest_paths(palace, [TMP.parent.parent])  # the home folder
     ids = {r[0] for r in palace.conn.execute("SELECT conversation_id FROM conversations")}
-    assert "log:5f1a2b3c-0d4e-4f60-8a7b-9c0d1e2f3a4b" in ids
     assert "5f1a2b3c-0d4e-4f60-8a7b-9c0d1e2f3a4b" in ids and "checkpoint:retry-fix" in ids
+    # the logged session whose chat is there is left to the chat; the other is kept
+    assert "log:5f1a2b3c-0d4e-4f60-8a7b-9c0d1e2f3a4b" not in ids
+    assert "log:0000aaaa-1111-4222-8333-444455556666" in ids
+    assert report.totals()["skipped"]["logged_session_in_chats"] == 2
     assert report.totals()["errors"] == 0
     [setup] = [m for m in palace.messages("checkpoint:retry-fix") if m.meta.get("setup")]
     assert setup.role == "system" and not setup.is_request
-    logged = palace.messages("log:5f1a2b3c-0d4e-4f60-8a7b-9c0d1e2f3a4b")
-    assert [m.is_request for m in logged] == [True, False]  # "/chat save" is a command
+
+
+def test_a_logged_command_is_not_a_request(tmp_path):
+    path = tmp_path / "logs.json"
+    path.write_text(json.dumps([
+        {"sessionId": "s", "messageId": 0, "type": "user", "message": "explain the cache"},
+        {"sessionId": "s", "messageId": 1, "type": "user", "message": "/chat save x"}]))
+    [conv] = parse(path).conversations
+    assert conv.conversation_id == "log:s"
+    assert [m.is_request for m in conv.messages] == [True, False]
 
 
 def test_reingest_is_stable_and_a_grown_session_keeps_its_exchange_ids(tmp_path, palace):
