@@ -104,6 +104,32 @@ def home_roots(root: Path) -> list[tuple[AgentLocation, Path]] | None:
     return found or None
 
 
+def selected(path: Path) -> bool | None:
+    """Whether a file under an agent location is one of its history files (by the location's
+    globs); None when the path lies under no location that has globs."""
+    parts = path.parts
+    for loc in sorted(LOCATIONS, key=lambda loc: -len(loc.base)):
+        base = PurePosixPath(loc.base).parts
+        if not loc.patterns:
+            continue
+        for i in range(len(parts) - len(base)):
+            if parts[i:i + len(base)] == base:
+                rel = PurePosixPath(*parts[i + len(base):])
+                return any(len(rel.parts) == len(PurePosixPath(p).parts) and rel.match(p)
+                           for p in loc.patterns)
+    return None
+
+
+def watch_folders(roots: list[Path]) -> list[Path]:
+    """The folders to follow for ``roots``: a home becomes its agents' folders (following a
+    whole home would watch every file in it)."""
+    out: list[Path] = []
+    for root in roots:
+        places = home_roots(root) if _is_dir(root) else None
+        out.extend([folder for _, folder in places] if places else [root])
+    return out
+
+
 def default_locations(home: Path | None = None) -> list[tuple[str, Path]]:
     """(label, folder) of each agent history that exists in ``home`` (default: the user's)."""
     home = Path.home() if home is None else home

@@ -61,3 +61,20 @@ def test_default_locations_name_what_exists(tmp_path):
                                              "Copilot in VS Code", "Copilot CLI"]
     assert all(folder.is_dir() for _, folder in found)
     assert default_locations(tmp_path / "empty") == []
+
+
+def test_the_watcher_follows_agent_folders_and_their_history_files_only(tmp_path):
+    from palace_lab.agent.watch import _owning_source, wanted
+    from palace_lab.ingest.homes import watch_folders
+
+    home = make_home(tmp_path)
+    folders = watch_folders([home])
+    assert home not in folders and home / ".gemini" / "tmp" in folders
+    user = home / ".config" / "Cursor" / "User"
+    db = user / "globalStorage" / "state.vscdb"
+    assert wanted(db) and wanted(db.with_name("state.vscdb-wal"))
+    assert _owning_source(db.with_name("state.vscdb-wal")) == db
+    assert not wanted(user / "History" / "1a2b" / "entries.json")
+    assert not wanted(home / ".config" / "Code" / "User" / "settings.json")
+    assert wanted(home / ".local" / "share" / "opencode" / "opencode.db")
+    assert wanted(home / "elsewhere" / "session.jsonl")  # outside every location: by suffix
