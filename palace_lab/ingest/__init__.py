@@ -3,11 +3,12 @@
 ``ingest_paths`` walks files and folders, picks each file's format from its content (the
 registry below, tried in order), parses it, segments it into exchanges and stores every file in
 its own short transaction (parsing and segmenting happen before it begins). Re-ingesting an
-unchanged file is skipped by its SHA-1; a changed file stores its conversations under the
-archive rule (:mod:`palace_lab.store.archive`: nothing stored is ever removed). Bad lines and
-records are skipped and counted by reason; a file that cannot be read or matches no format is
-reported with its reason and the other files go on; when nothing valid was read the palace is
-left exactly as it was.
+unchanged file is skipped by its SHA-1 (or its parser's fingerprint: a session spread over
+several files, a database too large to hash each time); a changed file stores its conversations
+under the archive rule (:mod:`palace_lab.store.archive`: nothing stored is ever removed). Bad
+lines and records are skipped and counted by reason; a file that cannot be read or matches no
+format is reported with its reason and the other files go on; when nothing valid was read the
+palace is left exactly as it was.
 """
 
 from __future__ import annotations

@@ -42,7 +42,7 @@ from palace_lab.ingest.base import (
     BOM, RECORD_ERRORS, Parser, ParseResult, conversation_from_entries, iter_jsonl,
     load_json_document, read_head, to_text, utc_from_unix, workspace_folder,
 )
-from palace_lab.ingest.sqlite_ro import has_table, is_sqlite, read_db
+from palace_lab.ingest.sqlite_ro import has_table, is_sqlite, read_for_parse, sniff_db
 
 NAME = "copilot"
 STATE_KEY = "interactive.sessions"  # where releases before the chatSessions folder kept them
@@ -53,7 +53,7 @@ _SESSION = re.compile(rb'(?<!\\)"(sessionId|creationDate|requesterUsername)"\s*:
 
 def sniff(path: Path, head: bytes) -> bool:
     if is_sqlite(head):
-        return _sniff_state_db(path)
+        return sniff_db(path, head, _stored_sessions)
     try:
         text = head.removeprefix(BOM).lstrip()
         if _LOG_START.match(text):
@@ -122,20 +122,8 @@ def _stored_sessions(conn: sqlite3.Connection):
     return row[0] if row else None
 
 
-def _sniff_state_db(path: Path) -> bool:
-    try:
-        return read_db(path, _stored_sessions)[0] is not None
-    except (sqlite3.Error, OSError):
-        return False
-
-
 def _parse_state_db(path: Path, result: ParseResult) -> ParseResult:
-    try:
-        raw, immutable = read_db(path, _stored_sessions)
-    except sqlite3.DatabaseError as exc:
-        raise UnknownFormatError(f"{path.name} is not a readable SQLite database ({exc})") from exc
-    if immutable:
-        result.skip("database_locked_read_without_lock")
+    raw = read_for_parse(path, _stored_sessions, result)
     for session in stored_sessions(raw, result):
         _keep(result, session, path, path.parent)
     return result

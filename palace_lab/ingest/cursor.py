@@ -36,13 +36,14 @@ import json
 import sqlite3
 from pathlib import Path
 
-from palace_lab.errors import UnknownFormatError
 from palace_lab.ingest.base import (
     RECORD_ERRORS, Parser, ParseResult, conversation_from_entries, to_text, utc_from_iso,
     utc_from_unix, workspace_folder,
 )
 from palace_lab.ingest.copilot import STATE_KEY, session_entries, stored_sessions
-from palace_lab.ingest.sqlite_ro import has_table, is_sqlite, key_range, read_db, stat_fingerprint
+from palace_lab.ingest.sqlite_ro import (
+    has_table, key_range, read_db, read_for_parse, sniff_db, stat_fingerprint,
+)
 
 NAME = "cursor"
 CHAT_KEY = "workbench.panel.aichat.view.aichat.chatdata"
@@ -52,12 +53,7 @@ AI_TYPES = (2, "ai")
 
 
 def sniff(path: Path, head: bytes) -> bool:
-    if not is_sqlite(head):
-        return False
-    try:
-        return read_db(path, _holds_chats)[0]
-    except (sqlite3.Error, OSError):
-        return False
+    return sniff_db(path, head, _holds_chats)
 
 
 def _holds_chats(conn: sqlite3.Connection) -> bool:
@@ -91,12 +87,7 @@ def _json(value):
 
 def parse(path: Path) -> ParseResult:
     result = ParseResult()
-    try:
-        raw, immutable = read_db(path, _read_all)
-    except sqlite3.DatabaseError as exc:
-        raise UnknownFormatError(f"{path.name} is not a readable SQLite database ({exc})") from exc
-    if immutable:
-        result.skip("database_locked_read_without_lock")
+    raw = read_for_parse(path, _read_all, result)
     projects = _workspace_projects(path)
     for composer, bubbles in raw["composers"]:
         _keep(result, path, _composer_conversation(composer, bubbles, result), projects)

@@ -26,7 +26,6 @@ from __future__ import annotations
 
 import hashlib
 import json
-import sqlite3
 from pathlib import Path
 
 from palace_lab.errors import UnknownFormatError
@@ -35,7 +34,7 @@ from palace_lab.ingest.base import (
     read_head, to_text, utc_from_unix,
 )
 from palace_lab.ingest.opencode_db import decoded, is_opencode_db, read_rows
-from palace_lab.ingest.sqlite_ro import is_sqlite, read_db, stat_fingerprint
+from palace_lab.ingest.sqlite_ro import is_sqlite, read_for_parse, sniff_db, stat_fingerprint
 
 NAME = "opencode"
 SMALL_JSON = 64 << 20
@@ -44,10 +43,7 @@ _QUIET_PARTS = {"step-start", "step-finish", "snapshot", "patch", "agent", "retr
 
 def sniff(path: Path, head: bytes) -> bool:
     if is_sqlite(head):
-        try:
-            return read_db(path, is_opencode_db)[0]
-        except (sqlite3.Error, OSError):
-            return False
+        return sniff_db(path, head, is_opencode_db)
     try:
         obj = json.loads(head.removeprefix(BOM))
     except (ValueError, UnicodeDecodeError, RecursionError):
@@ -137,14 +133,7 @@ def parse(path: Path) -> ParseResult:
 
 def _parse_db(path: Path) -> ParseResult:
     result = ParseResult()
-    try:
-        rows, immutable = read_db(path, read_rows)
-    except sqlite3.DatabaseError as exc:
-        raise UnknownFormatError(
-            f"{path.name} is not a readable OpenCode database ({exc})") from exc
-    if immutable:
-        result.skip("database_locked_read_without_lock")
-    for row in rows:
+    for row in read_for_parse(path, read_rows, result):
         session, messages, parts = decoded(row, result)
         valid = [m for m in messages if m.get("role") in ("user", "assistant")]
         if len(valid) < len(messages):

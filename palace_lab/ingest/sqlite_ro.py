@@ -59,6 +59,31 @@ def read_db(path: Path, reader: Callable[[sqlite3.Connection], T]) -> tuple[T, b
         conn.close()
 
 
+def sniff_db(path: Path, head: bytes, holds: Callable[[sqlite3.Connection], object]) -> bool:
+    """Whether ``path`` is a SQLite database for which ``holds(connection)`` is true; never
+    raises (a sniffer is asked about every file)."""
+    if not is_sqlite(head):
+        return False
+    try:
+        return bool(read_db(path, holds)[0])
+    except (sqlite3.Error, OSError):
+        return False
+
+
+def read_for_parse(path: Path, reader: Callable[[sqlite3.Connection], T], result) -> T:
+    """:func:`read_db` for a parser: a database that cannot be read is not of its format
+    (UnknownFormatError), and a lock-free read is counted in ``result`` (a ParseResult)."""
+    from palace_lab.errors import UnknownFormatError
+
+    try:
+        value, immutable = read_db(path, reader)
+    except sqlite3.DatabaseError as exc:
+        raise UnknownFormatError(f"{path.name} is not a readable SQLite database ({exc})") from exc
+    if immutable:
+        result.skip("database_locked_read_without_lock")
+    return value
+
+
 def has_table(conn: sqlite3.Connection, name: str) -> bool:
     return conn.execute("SELECT 1 FROM sqlite_master WHERE type='table' AND name=?",
                         (name,)).fetchone() is not None
