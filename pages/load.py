@@ -6,8 +6,8 @@ import streamlit as st
 
 from palace_lab.distill import get_distiller
 from palace_lab.distill.plan import plan_distill
-from ui.loading import (BACKENDS, distiller_options, load_sample, run_distill, run_ingest,
-                        saved_uploads, show_report)
+from ui.loading import (BACKENDS, agent_histories, distiller_options, load_sample, run_distill,
+                        run_ingest, saved_uploads, show_report)
 from ui.palaces import destination, into, open_palace
 from ui.state import SAMPLE_DATA, guard, palace
 
@@ -28,8 +28,8 @@ with guard():
             st.caption(f"The sample's {q['queries']} graded queries ({q['judgments']} judgments) are "
                        "stored as query set **sample**, for the Search lab and Evaluation.")
     elif source == "Upload files":
-        files = st.file_uploader("Export files (.jsonl, .json, .zip, .md)", accept_multiple_files=True,
-                                 type=["jsonl", "json", "zip", "md"], key="load_files")
+        files = st.file_uploader("Export files (.jsonl, .json, .zip, .md, .vscdb)", accept_multiple_files=True,
+                                 type=["jsonl", "json", "zip", "md", "vscdb"], key="load_files")
         target = destination("own")
         if files and st.button("Ingest uploads", type="primary", key="load_upload_go"):
             with saved_uploads(files) as folder:
@@ -37,10 +37,13 @@ with guard():
             open_palace(target)
             st.rerun()
     else:
-        where = st.text_input("Path", placeholder="~/.claude/projects  or  ~/.codex/sessions", key="load_path")
+        found = agent_histories()
+        where = st.text_input("Path", placeholder="~/.claude/projects  or  ~/.codex/sessions  or  ~ (every agent)",
+                              key="load_path")
         target = destination("own")
-        if where and st.button("Ingest", type="primary", key="load_path_go"):
-            run_ingest(into(target), [Path(where).expanduser()])
+        paths = found + ([Path(where).expanduser()] if where else [])
+        if paths and st.button("Ingest", type="primary", key="load_path_go"):
+            run_ingest(into(target), paths)
             open_palace(target)
             st.rerun()
     if "load_report" in st.session_state:

@@ -43,6 +43,21 @@ def load_sample(palace: Palace, sample_dir: Path) -> None:
         st.session_state["load_queries"] = counts
 
 
+def agent_histories() -> list[Path]:
+    """The agents' history folders found in this home, offered for picking; the chosen ones."""
+    from palace_lab.ingest.homes import default_locations
+
+    found = default_locations()
+    if not found:
+        st.caption("No agent history in the usual places of this home (Claude Code, Codex, "
+                   "Gemini CLI, OpenCode, Cursor, Copilot): give a path below.")
+        return []
+    folders = {f"{label} · {folder}": folder for label, folder in found}
+    chosen = st.multiselect("Agent histories found on this machine", list(folders),
+                            key="load_homes", placeholder="pick one or more")
+    return [folders[c] for c in chosen]
+
+
 def run_ingest(palace: Palace, paths) -> None:
     bar = st.progress(0.0, text="reading…")
 

@@ -70,10 +70,33 @@ class PassReport:
 
 
 def wanted(path: Path) -> bool:
-    """A file the ingest would offer its parsers (the rules of ``ingest.discover``)."""
+    """A file the ingest would offer its parsers (the rules of ``ingest.discover``): under an
+    agent location, one of its history files; a database's ``-wal`` stands for the database."""
     from palace_lab.ingest import CANDIDATE_SUFFIXES
+    from palace_lab.ingest.homes import selected
 
+    path = _without_wal(path)
+    chosen = selected(path)
+    if chosen is not None:
+        return chosen
     return path.suffix.lower() in CANDIDATE_SUFFIXES and "tool-results" not in path.parts
+
+
+def _without_wal(path: Path) -> Path:
+    # SQLite writes land in the -wal file first: the database is what changed.
+    return path.with_name(path.name[:-4]) if path.name.endswith("-wal") else path
+
+
+def _owning_source(path: Path) -> Path | None:
+    """The file to ingest for a changed file: an OpenCode message or part file stands for its
+    session file (the parser reads the rest beside it); None when that cannot be told."""
+    from palace_lab.ingest.opencode import is_session_part, session_file_of
+
+    path = _without_wal(path)
+    try:
+        return session_file_of(path) if is_session_part(path) else path
+    except OSError:
+        return path
 
 
 class Watcher:
@@ -111,7 +134,7 @@ class Watcher:
         start, report = time.perf_counter(), PassReport()
         report.deleted = len(list(deleted))
         again, self._dirty = self._dirty, False
-        for path in sorted(set(changed)):
+        for path in sorted(set(filter(None, map(_owning_source, changed)))):
             if self.stop.is_set():
                 break
             try:
@@ -211,7 +234,9 @@ class Watcher:
         until :attr:`stop` is set."""
         import watchfiles
 
-        roots = self.existing_roots()
+        from palace_lab.ingest.homes import watch_folders
+
+        roots = watch_folders(self.existing_roots())
         if once:
             self.scan()
             return self.passes

@@ -3,11 +3,12 @@
 ``ingest_paths`` walks files and folders, picks each file's format from its content (the
 registry below, tried in order), parses it, segments it into exchanges and stores every file in
 its own short transaction (parsing and segmenting happen before it begins). Re-ingesting an
-unchanged file is skipped by its SHA-1; a changed file stores its conversations under the
-archive rule (:mod:`palace_lab.store.archive`: nothing stored is ever removed). Bad lines and
-records are skipped and counted by reason; a file that cannot be read or matches no format is
-reported with its reason and the other files go on; when nothing valid was read the palace is
-left exactly as it was.
+unchanged file is skipped by its SHA-1 (or its parser's fingerprint: a session spread over
+several files, a database too large to hash each time); a changed file stores its conversations
+under the archive rule (:mod:`palace_lab.store.archive`: nothing stored is ever removed). Bad
+lines and records are skipped and counted by reason; a file that cannot be read or matches no
+format is reported with its reason and the other files go on; when nothing valid was read the
+palace is left exactly as it was.
 """
 
 from __future__ import annotations
@@ -39,6 +40,11 @@ PARSER_MODULES = {
     "chatgpt": "palace_lab.ingest.chatgpt",
     "claude-ai": "palace_lab.ingest.claude_ai",
     "aider": "palace_lab.ingest.aider",
+    "gemini-cli": "palace_lab.ingest.gemini",
+    "opencode": "palace_lab.ingest.opencode",
+    "cursor": "palace_lab.ingest.cursor",
+    "copilot": "palace_lab.ingest.copilot",
+    "copilot-cli": "palace_lab.ingest.copilot_cli",
     "palace-jsonl": "palace_lab.ingest.palace_jsonl",
 }
 FORMATS = ("auto", *PARSER_MODULES)
@@ -147,12 +153,14 @@ def ingest_file(palace: Palace, path: Path, fmt: str = "auto", *, explicit: bool
 
 
 def _read(palace: Palace, path: Path, fmt: str):
-    """(format, parse result, sha1) of a file, or its report when it is unchanged."""
-    sha1 = _sha1(path)
+    """(format, parse result, key) of a file, or its report when it is unchanged. The key is
+    the file's SHA-1, or its parser's fingerprint where the parser has one."""
+    name = detect_format(path) if fmt == "auto" else fmt
+    parser = get_parser(name)
+    sha1 = parser.fingerprint(path) if parser.fingerprint else _sha1(path)
     if palace.source_unchanged(printable_path(path), sha1):
         return SourceReport(printable_path(path), None, unchanged=True)
-    name = detect_format(path) if fmt == "auto" else fmt
-    return name, get_parser(name).parse(path), sha1
+    return name, parser.parse(path), sha1
 
 
 def ingest_one(palace: Palace, path: Path, fmt: str = "auto") -> SourceReport:

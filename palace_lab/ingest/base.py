@@ -17,7 +17,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 
 from palace_lab.errors import TooLargeError
-from palace_lab.model import Conversation
+from palace_lab.model import Conversation, Message
 
 SNIFF_BYTES = 64 * 1024
 # Documented limits (README, "What is guaranteed"): what is over them is refused with the
@@ -161,6 +161,17 @@ def read_file_bounded(path: Path, limit: int | None = None) -> bytes:
         return read_bounded(fh, path.name, limit)
 
 
+def load_json_document(path: Path):
+    """A whole JSON document (a BOM allowed), within MAX_JSON_BYTES; UnknownFormatError when
+    it does not parse: a file that is not JSON is not of the format that expected it."""
+    from palace_lab.errors import UnknownFormatError
+
+    try:
+        return json.loads(read_file_bounded(path).decode("utf-8-sig"))
+    except (UnicodeDecodeError, ValueError) as exc:
+        raise UnknownFormatError(f"{path.name} is not readable JSON ({exc})") from exc
+
+
 def read_member_bounded(zf, member: str, owner: str, limit: int | None = None) -> bytes:
     """A ZIP member's bytes; a member whose declared size is over the limit is refused unread."""
     limit = MAX_JSON_BYTES if limit is None else limit
@@ -182,11 +193,17 @@ def project_from_folder(path: Path) -> str | None:
 
 @dataclass(frozen=True)
 class Parser:
-    """A registered format: its name, a content sniffer and the parser itself."""
+    """A registered format: its name, a content sniffer and the parser itself.
+
+    ``fingerprint(path)``, when given, replaces the file's SHA-1 as the "unchanged since the
+    last ingest" key: for a source whose content lives beside the file offered (OpenCode's
+    message and part files) or that is too large to hash on every run (Cursor's databases).
+    """
 
     name: str
     sniff: "object"
     parse: "object"
+    fingerprint: "object" = None
 
 
 class SkipRecord(Exception):
@@ -263,3 +280,39 @@ def sniff_export_zip(path: Path, looks_like, companions_decide) -> bool:
         if head.strip() == b"[]":
             return companions_decide(zf)
         return looks_like(head)
+
+
+def to_text(value) -> str:
+    """Any JSON value as text for the verbatim layer: strings as they are, the rest as JSON."""
+    if isinstance(value, str):
+        return value
+    if value is None:
+        return ""
+    return json.dumps(value, ensure_ascii=False)
+
+
+def conversation_from_entries(entries: list[dict], *, conversation_id: str, source_format: str,
+                              path: Path, project: str | None = None, title: str | None = None,
+                              cwd: str | None = None) -> Conversation:
+    """A conversation whose messages are ``entries`` (Message fields) at positions 0..n-1."""
+    messages = tuple(Message(conversation_id=conversation_id, position=i, source_path=str(path),
+                             **e) for i, e in enumerate(entries))
+    return Conversation(conversation_id=conversation_id, source_format=source_format,
+                        messages=messages, project=project, title=title, source_path=str(path),
+                        cwd=cwd)
+
+
+def workspace_folder(storage: Path) -> tuple[str, str] | None:
+    """(project name, folder path) that a VS Code-style ``workspaceStorage/<hash>`` folder
+    stands for, from its ``workspace.json`` (``{"folder": "file:///home/me/repo"}``)."""
+    from urllib.parse import unquote, urlparse
+
+    try:
+        data = json.loads((storage / "workspace.json").read_text("utf-8"))
+    except (OSError, ValueError, UnicodeDecodeError, RecursionError):
+        return None
+    uri = data.get("folder") if isinstance(data, dict) else None
+    if not isinstance(uri, str):
+        return None
+    where = unquote(urlparse(uri).path) or uri
+    return Path(where).name or where, where

@@ -1,9 +1,12 @@
 """Which files an ingest offers the parsers, and which paths cannot be read at all.
 
 Given files are offered as they are; folders are walked (sorted, symbolic links to folders
-not followed) for candidate suffixes, leaving out ``tool-results`` folders and subagent
-transcripts that their parent session brings in. A path that is missing, a broken link, a
-link loop or an unreadable folder becomes a report with its reason instead of an error.
+not followed) for candidate suffixes, leaving out ``tool-results`` folders, subagent
+transcripts that their parent session brings in and OpenCode message and part files that their
+session brings in. A home folder (or an agent's own folder) is not walked: only the agents'
+history files in it are offered (:mod:`palace_lab.ingest.homes`). A path that is missing, a
+broken link, a link loop or an unreadable folder becomes a report with its reason instead of an
+error.
 """
 
 from __future__ import annotations
@@ -15,7 +18,7 @@ from pathlib import Path
 
 from palace_lab.ingest.report import SourceReport
 
-CANDIDATE_SUFFIXES = {".jsonl", ".json", ".zip", ".md", ".ndjson"}
+CANDIDATE_SUFFIXES = {".jsonl", ".json", ".zip", ".md", ".ndjson", ".vscdb"}
 
 
 def discover(paths: Iterable[Path]) -> list[Path]:
@@ -26,8 +29,6 @@ def discover(paths: Iterable[Path]) -> list[Path]:
 def discover_sources(paths: Iterable[Path]) -> tuple[list[Path], list[SourceReport]]:
     """The files of :func:`discover`, and a report for each path that cannot be read at all
     (missing, a link to nowhere, a link loop, an unreadable folder)."""
-    from palace_lab.ingest.claude_code import is_attached_subagent
-
     files: list[Path] = []
     refused: list[SourceReport] = []
     for root in paths:
@@ -40,11 +41,30 @@ def discover_sources(paths: Iterable[Path]) -> tuple[list[Path], list[SourceRepo
         if root.is_file():
             files.append(root)
             continue
-        for p in _walk(root, refused):
-            if p.suffix.lower() in CANDIDATE_SUFFIXES and "tool-results" not in p.parts \
-                    and not quietly(is_attached_subagent, p):
-                files.append(p)
+        files.extend(_folder_files(root, refused))
     return files, refused
+
+
+def _folder_files(root: Path, refused: list[SourceReport]) -> list[Path]:
+    from palace_lab.ingest.homes import home_roots, location_files
+
+    places = home_roots(root)
+    if places is None:
+        return _candidates(root, refused)
+    files: list[Path] = []
+    for loc, folder in places:
+        chosen = location_files(loc, folder)
+        files.extend(_candidates(folder, refused) if chosen is None else chosen)
+    return files
+
+
+def _candidates(root: Path, refused: list[SourceReport]) -> list[Path]:
+    from palace_lab.ingest.claude_code import is_attached_subagent
+    from palace_lab.ingest.opencode import is_session_part
+
+    return [p for p in _walk(root, refused)
+            if p.suffix.lower() in CANDIDATE_SUFFIXES and "tool-results" not in p.parts
+            and not quietly(is_attached_subagent, p) and not quietly(is_session_part, p)]
 
 
 def _unreachable(path: Path) -> tuple[str, str] | None:

@@ -10,6 +10,7 @@ from __future__ import annotations
 import copy
 import json
 import os
+import sqlite3
 import zipfile
 from collections import Counter
 from pathlib import Path
@@ -76,6 +77,73 @@ def claude_ai_export(uuid="ca-1"):
          "attachments": [{"file_name": "notes.txt", "extracted_content": "agenda"}]},
         {"uuid": "m2", "sender": "assistant", "text": "three points",
          "created_at": "2026-09-03T10:00:05Z", "content": [{"type": "text", "text": "three"}]}]}]
+
+
+def gemini_records(sid="9e3a0000-0000-4000-8000-00000000beef"):
+    return [{"sessionId": sid, "projectHash": "ab" * 32, "startTime": "2026-09-05T10:00:00Z"},
+            {"id": "g1", "timestamp": "2026-09-05T10:00:01Z", "type": "user",
+             "content": [{"text": "why is the socket timeout ignored"}]},
+            {"id": "g2", "timestamp": "2026-09-05T10:00:02Z", "type": "gemini",
+             "content": "the timeout is set after connect", "thoughts": [{"subject": "s"}],
+             "toolCalls": [{"id": "t1", "name": "read_file", "args": {"path": "net.py"},
+                            "result": [{"functionResponse": {"id": "t1", "response": {
+                                "output": "sock.connect(); sock.settimeout(5)"}}}],
+                            "status": "success"}]},
+            {"$set": {"summary": "socket timeout"}}]
+
+
+def copilot_cli_events(sid="5c1e0000-0000-4000-8000-00000000c11e"):
+    return [{"type": "session.start", "id": "e1", "timestamp": "2026-09-05T11:00:00Z",
+             "data": {"sessionId": sid, "context": {"cwd": "/home/me/cli"}}},
+            {"type": "user.message", "id": "e2", "timestamp": "2026-09-05T11:00:01Z",
+             "data": {"content": "add a --verbose flag", "attachments": [{"path": "cli.py"}]}},
+            {"type": "assistant.message", "id": "e3", "timestamp": "2026-09-05T11:00:02Z",
+             "data": {"content": "adding it", "toolRequests": [
+                 {"toolCallId": "c1", "name": "edit", "arguments": {"path": "cli.py"}}]}},
+            {"type": "tool.execution_complete", "id": "e4", "timestamp": "2026-09-05T11:00:03Z",
+             "data": {"toolCallId": "c1", "success": True, "result": {"content": "edited"}}}]
+
+
+def copilot_log(sid="c0de0000-0000-4000-8000-00000000c0de"):
+    request = {"requestId": "r1", "timestamp": 1788400000000,
+               "message": {"text": "explain the retry backoff"},
+               "response": [{"value": "it doubles each time"},
+                            {"kind": "toolInvocationSerialized", "toolId": "read",
+                             "toolCallId": "t1", "invocationMessage": {"value": "Reading"},
+                             "resultDetails": {"input": "{}", "output": [{"value": "x"}]}}]}
+    return [{"kind": 0, "v": {"version": 3, "sessionId": sid, "creationDate": 1788400000000,
+                              "requests": []}},
+            {"kind": 2, "k": ["requests"], "v": [request]},
+            {"kind": 1, "k": ["customTitle"], "v": "backoff"}]
+
+
+def opencode_session(sid="ses_corpus0000000000000001"):
+    return {"id": sid, "projectID": "global", "directory": "/home/me/x", "title": "t",
+            "time": {"created": 1788000000000, "updated": 1788000000000}}
+
+
+def cursor_db(path: Path, bubble_value=None, composer_value=None) -> bytes:
+    """A small Cursor global database (its bytes), with optional odd values."""
+    import sqlite3
+
+    composer = composer_value if composer_value is not None else json.dumps(
+        {"composerId": "cc", "name": "n", "createdAt": 1788300000000,
+         "fullConversationHeadersOnly": [{"bubbleId": "u", "type": 1}, {"bubbleId": "a", "type": 2}]})
+    user = bubble_value if bubble_value is not None else json.dumps(
+        {"type": 1, "text": "center the login form"})
+    conn = sqlite3.connect(path)
+    conn.execute("CREATE TABLE ItemTable (key TEXT UNIQUE ON CONFLICT REPLACE, value BLOB)")
+    conn.execute("CREATE TABLE cursorDiskKV (key TEXT UNIQUE ON CONFLICT REPLACE, value BLOB)")
+    conn.executemany("INSERT INTO cursorDiskKV VALUES (?, ?)", [
+        ("composerData:cc", composer), ("bubbleId:cc:u", user),
+        ("bubbleId:cc:a", json.dumps({"type": 2, "text": "use flex and margin auto",
+                                      "toolFormerData": {"name": "edit", "rawArgs": "{}",
+                                                         "result": "ok"}}))])
+    conn.commit()
+    conn.close()
+    data = path.read_bytes()
+    path.unlink()
+    return data
 
 
 def jsonl(records) -> bytes:
@@ -163,7 +231,77 @@ def file_cases() -> list[tuple[str, str, bytes]]:
          b"# aider chat started at 2026-09-01 10:00:00\n\n# aider chat started at x\n"),
         ("aider garbage", "x.aider.chat.history.md", b"#### \n> \n\xff\xfe\n"),
         ("markdown notes", "notes.md", b"# notes\n\njust text\n"),
+        *new_format_file_cases(),
     ]
+
+
+def new_format_file_cases() -> list[tuple[str, str, bytes]]:
+    """Truncated, duplicated and wrongly typed files of the Gemini CLI, OpenCode, Copilot and
+    Cursor formats (a locked Cursor database is a case of its own, in the test)."""
+    legacy = json.dumps({**gemini_records()[0], "messages": gemini_records()[1:3]}, indent=2).encode()
+    session = json.dumps(opencode_session()).encode()
+    vscode = json.dumps(copilot_log()[0]["v"] | {"requests": copilot_log()[1]["v"]}).encode()
+    return [
+        ("gemini chat truncated", "session-g1.json", legacy[: len(legacy) // 2]),
+        ("gemini chat messages dict", "session-g2.json", legacy.replace(b'"messages": [', b'"messages": {"a": [', 1)
+         .replace(b"]\n}", b"]}\n}")),
+        ("gemini jsonl doubled", "session-g3.jsonl", b"".join(
+            line + b"\n" + line + b"\n" for line in jsonl(gemini_records("g3")).splitlines())),
+        ("gemini jsonl truncated", "session-g4.jsonl", jsonl(gemini_records("g4"))[:-20]),
+        ("gemini logs wrong types", "logs.json", json.dumps(
+            [{"sessionId": 5, "messageId": "x", "message": ["a"]}, {"sessionId": "s", "message": "ok",
+                                                                   "messageId": 0}]).encode()),
+        ("gemini checkpoint parts string", "checkpoint-x.json", json.dumps(
+            [{"role": "user", "parts": "hi"}, {"role": "model", "parts": [{"text": "yo"}]}]).encode()),
+        ("opencode session truncated", "ses_cut.json", session[: len(session) // 2]),
+        ("opencode session wrong types", "ses_types.json", json.dumps(
+            {**opencode_session("ses_t"), "directory": 5, "title": ["x"], "parentID": 3}).encode()),
+        ("copilot session truncated", "c1.json", vscode[: len(vscode) // 2]),
+        ("copilot requests wrong types", "c2.json", vscode.replace(
+            b'"explain the retry backoff"', b'[1, 2]')),
+        ("copilot log doubled", "c3.jsonl", b"".join(
+            line + b"\n" + line + b"\n" for line in jsonl(copilot_log("c3")).splitlines())),
+        ("copilot cli doubled", "events-doubled.jsonl", b"".join(
+            line + b"\n" + line + b"\n" for line in jsonl(copilot_cli_events("d")).splitlines())),
+        ("cursor db truncated", "cut.vscdb", _cursor_bytes()[:3000]),
+        ("cursor db garbage after header", "junk.vscdb", b"SQLite format 3\x00" + b"\xff" * 5000),
+        ("cursor bubble not json", "b1.vscdb", _cursor_bytes(bubble_value="{cut")),
+        ("cursor bubble wrong types", "b2.vscdb", _cursor_bytes(
+            bubble_value=json.dumps({"type": [1], "text": 7}))),
+        ("cursor composer a list", "b3.vscdb", _cursor_bytes(composer_value="[1, 2]")),
+        ("cursor good", "good.vscdb", _cursor_bytes()),
+        ("opencode db rows not json", "opencode.db", _opencode_db_bytes()),
+    ]
+
+
+def _opencode_db_bytes() -> bytes:
+    """An OpenCode database whose rows are broken one way each, beside good ones."""
+    import tempfile
+
+    with tempfile.TemporaryDirectory() as tmp:
+        path = Path(tmp) / "opencode.db"
+        conn = sqlite3.connect(path)
+        conn.executescript(
+            "CREATE TABLE session (id TEXT, parent_id TEXT, directory TEXT, title TEXT,"
+            " time_created INTEGER);"
+            "CREATE TABLE message (id TEXT, session_id TEXT, time_created INTEGER, data TEXT);"
+            "CREATE TABLE part (id TEXT, message_id TEXT, session_id TEXT, data TEXT);"
+            "INSERT INTO session VALUES ('ses_1', NULL, 5, 'x', 'not a time');"
+            "INSERT INTO message VALUES ('m1', 'ses_1', 1, '{\"role\": \"user\"}');"
+            "INSERT INTO message VALUES ('m2', 'ses_1', 2, '{cut');"
+            "INSERT INTO message VALUES ('m3', 'ses_1', 3, '{\"role\": 7}');"
+            "INSERT INTO part VALUES ('p1', 'm1', 'ses_1', '{\"type\": \"text\", \"text\": \"hi there\"}');"
+            "INSERT INTO part VALUES ('p2', 'm1', 'ses_1', '[1]');")
+        conn.commit()
+        conn.close()
+        return path.read_bytes()
+
+
+def _cursor_bytes(**odd) -> bytes:
+    import tempfile
+
+    with tempfile.TemporaryDirectory() as tmp:
+        return cursor_db(Path(tmp) / "state.vscdb", **odd)
 
 
 def zip_cases() -> list[tuple[str, str, dict | bytes]]:
@@ -189,6 +327,11 @@ def generated_cases() -> list[tuple[str, str, bytes]]:
             + record_cases("codex", codex_records(), 1)
             + record_cases("codex", codex_records(), 2)
             + record_cases("palace-jsonl", palace_records(), 0)
+            + record_cases("gemini-cli", gemini_records(), 1)
+            + record_cases("gemini-cli", gemini_records(), 2)
+            + record_cases("copilot-cli", copilot_cli_events(), 1)
+            + record_cases("copilot-cli", copilot_cli_events(), 2)
+            + record_cases("copilot", copilot_log(), 1)
             + file_cases())
 
 
@@ -269,6 +412,16 @@ def test_the_bad_input_corpus_through_the_cli(tmp_path, capsys):
     with open(undecodable, "wb") as fh:
         fh.write(jsonl(palace_records("undecodable-1")))
     corpus.case("an undecodable file name", Path(os.fsdecode(undecodable)))
+    locked = inputs / "locked" / "state.vscdb"
+    locked.parent.mkdir()
+    locked.write_bytes(_cursor_bytes())
+    owner = sqlite3.connect(locked, isolation_level=None)
+    owner.execute("BEGIN EXCLUSIVE")  # Cursor writing: readers are locked out
+    try:
+        corpus.case("a locked Cursor database", locked)
+    finally:
+        owner.execute("ROLLBACK")
+        owner.close()
     corpus.case("the whole folder at once", inputs)
     corpus.case("the whole folder again", inputs)
 

@@ -57,7 +57,8 @@ def test_binary_file_names_the_formats_tried(tmp_path, palace, capsys):
     binary.write_bytes(bytes(range(256)) * 64)
     code, _, err = run_cli(["ingest", str(binary), "--db", str(palace.path)], capsys)
     assert code == 1
-    assert "formats tried: claude-code, codex, chatgpt, claude-ai, aider, palace-jsonl" in err
+    assert ("formats tried: claude-code, codex, chatgpt, claude-ai, aider, gemini-cli, opencode, "
+            "cursor, copilot, copilot-cli, palace-jsonl") in err
     assert err.count("\n") == 1
 
 
