@@ -23,13 +23,17 @@ def discover(paths: Iterable[Path]) -> list[Path]:
     return discover_sources(paths)[0]
 
 
-def discover_sources(paths: Iterable[Path]) -> tuple[list[Path], list[SourceReport]]:
+def discover_sources(paths: Iterable[Path], merged: list[Path] | None = None
+                     ) -> tuple[list[Path], list[SourceReport]]:
     """The files of :func:`discover`, and a report for each path that cannot be read at all
-    (missing, a link to nowhere, a link loop, an unreadable folder)."""
+    (missing, a link to nowhere, a link loop, an unreadable folder). The subagent transcripts
+    left to their parent session are appended to ``merged``, when given, so a report can say
+    how many were merged rather than let them vanish from the file count."""
     from palace_lab.ingest.claude_code import is_attached_subagent
 
     files: list[Path] = []
     refused: list[SourceReport] = []
+    merged = [] if merged is None else merged
     for root in paths:
         root = Path(root).expanduser()
         problem = _unreachable(root)
@@ -41,9 +45,9 @@ def discover_sources(paths: Iterable[Path]) -> tuple[list[Path], list[SourceRepo
             files.append(root)
             continue
         for p in _walk(root, refused):
-            if p.suffix.lower() in CANDIDATE_SUFFIXES and "tool-results" not in p.parts \
-                    and not quietly(is_attached_subagent, p):
-                files.append(p)
+            if p.suffix.lower() not in CANDIDATE_SUFFIXES or "tool-results" in p.parts:
+                continue
+            (merged if quietly(is_attached_subagent, p) else files).append(p)
     return files, refused
 
 
