@@ -3,12 +3,16 @@
 The toolbar (the mode bar) sits in the top right corner of the figure, about 30 px tall, and
 shows whenever the pointer is over the chart. A title is placed left-aligned *below* that strip
 (:data:`TOOLBAR_PX`), and the top margin grows to hold the title and a legend above the plot,
-so nothing that names the figure is under the toolbar at any width.
+so nothing that names the figure is under the toolbar at any width; buttons these figures do
+not need are left out, so the toolbar stays one row on a narrow chart.
 """
 
 from __future__ import annotations
 
-TOOLBAR_PX = 34  # the mode bar's height and a little air
+TOOLBAR_PX = 34  # the mode bar's height (one row) and a little air
+# Buttons these figures do not need (box and lasso selection, zoom steps, autoscale): with them
+# the bar wraps to a second row on a narrow chart (51 px at 215 px wide) and reaches the title.
+SPARE_BUTTONS = ["select2d", "lasso2d", "zoomIn2d", "zoomOut2d", "autoScale2d"]
 TITLE_PX = 26
 LEGEND_PX = 26
 
@@ -25,5 +29,5 @@ def titled(fig, title: str = "", *, legend_on_top: bool = True):
     if legend_on_top:
         fig.update_layout(legend=dict(orientation="h", yanchor="bottom", y=1.0, xanchor="left",
                                       x=0))
-    fig.update_layout(margin=dict(t=top))
+    fig.update_layout(margin=dict(t=top), modebar=dict(remove=SPARE_BUTTONS))
     return fig
