@@ -50,10 +50,12 @@ with guard():
     default_note("Overview")
     overview_default(*judged_set(p, query_set()))
     st.subheader("Carrying 1,000 exchanges")
-    st.caption(f"Paper: ≈{PAPER['per_1000']['verbatim']:,} verbatim vs "
-               f"≈{PAPER['per_1000']['core']:,} distilled tokens. This palace: "
-               f"≈{d['per_1000_exchanges']['verbatim'] or 0:,} vs ≈{d['per_1000_exchanges'][layer] or 0:,} "
-               f"({d['tokenizer']}, mean tokens per exchange × 1,000).")
+    per = d["per_1000_exchanges"]
+    st.caption(f"Like for like: the paper's ≈{PAPER['per_1000']['verbatim']:,} tokens (its verbatim, "
+               f"without tool output) vs ≈{PAPER['per_1000']['core']:,} distilled; this palace's "
+               f"dialogue ≈{per['dialogue'] or 0:,} vs ≈{per[layer] or 0:,} ({layer}), and "
+               f"≈{per['verbatim'] or 0:,} counting tool calls and output ({d['tokenizer']}, mean "
+               "tokens per exchange × 1,000; log scale).")
     left, right = st.columns([3, 2])
     left.plotly_chart(per_1000_bars(summary), width="stretch")
     right.plotly_chart(token_histogram(rows, distilled=layer), width="stretch")

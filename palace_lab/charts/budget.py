@@ -25,19 +25,23 @@ def per_1000_bars(summary: BudgetSummary):
     import plotly.graph_objects as go
 
     ours, distilled = summary.per_1000, summary.distilled_layer
-    groups = ["paper (14,340 exchanges)", f"this palace ({summary.exchanges:,})"]
+    paper, palace = "paper (14,340)", f"this palace ({summary.exchanges:,})"
     fig = go.Figure()
-    for layer, paper, label in (("dialogue", PAPER["per_1000"]["verbatim"],
-                                 "said: dialogue (the paper's verbatim)"),
-                                (distilled, PAPER["per_1000"]["core"], LABELS[distilled]),
-                                ("verbatim", None, "with tool calls and output (not in the paper)")):
-        fig.add_bar(name=label, x=groups, y=[paper, ours.get(layer) or None],
+    # Each bar names itself under the axis (source, then layer): a legend of three long names
+    # wrapped into the title on a narrow chart, or into the x labels below it.
+    for layer, theirs, short, label in (
+            ("dialogue", PAPER["per_1000"]["verbatim"], "said", "said: dialogue (the paper's verbatim)"),
+            (distilled, PAPER["per_1000"]["core"], "distilled", LABELS[distilled]),
+            ("verbatim", None, "+ tool output", "with tool calls and output (not in the paper)")):
+        sources = [paper, palace] if theirs is not None else [palace]
+        values = [theirs, ours.get(layer) or None] if theirs is not None else [ours.get(layer) or None]
+        fig.add_bar(name=label, x=[sources, [short] * len(sources)], y=values, showlegend=False,
                     marker_color=COLORS[layer], texttemplate="%{y:,.3s}", textposition="outside",
-                    hovertemplate="%{x}<br>" + label + ": %{y:,.0f} tokens<extra></extra>")
+                    hovertemplate=label + ": %{y:,.0f} tokens<extra></extra>")
     fig.update_yaxes(type="log", title=f"tokens per 1,000 exchanges ({summary.encoding}, log)",
                      dtick=1, tickformat="~s")
-    fig.update_layout(barmode="group", height=380, margin=dict(b=10))
-    return titled(fig, "Tokens to carry 1,000 exchanges, by layer")
+    fig.update_layout(barmode="overlay", height=380, margin=dict(b=10))
+    return titled(fig, "Tokens to carry 1,000 exchanges, by layer", legend_on_top=False)
 
 
 def token_histogram(rows: list[ExchangeBudget], *, bins: int = 40, distilled: str = "core"):

@@ -56,6 +56,7 @@ def budget_text(summary) -> str:
                      f"{c['cards']:,} cards, {c['escaped']} with a JSON escape, {c['empty']} empty "
                      f"({c['empty_with_detail']} of them where the exchange has a detail)")
     layer = d["distilled_layer"]
-    lines.append(f"  per 1,000 exchanges: verbatim ≈ {p['verbatim'] or 0:,} tokens, distilled "
-                 f"({layer}) ≈ {p[layer] or 0:,} tokens (paper: ≈407,000 vs ≈39,000)")
+    lines.append(f"  per 1,000 exchanges: dialogue ≈ {p['dialogue'] or 0:,} tokens, distilled "
+                 f"({layer}) ≈ {p[layer] or 0:,} tokens (paper: ≈407,000 vs ≈39,000); with tool "
+                 f"calls and output ≈ {p['verbatim'] or 0:,}")
     return "\n".join(lines)

@@ -11,7 +11,7 @@ import shutil
 import pytest
 
 import lab_palaces
-from app_server import ROOT, browser_missing, chromium, settle, streamlit_server
+from app_server import ROOT, browser_missing, chromium, lab_search, settle, streamlit_server
 from test_app import built  # noqa: F401
 
 pytestmark = pytest.mark.browser
@@ -62,11 +62,7 @@ def search_lab(page, server: str, mode_b: str | None = None) -> None:
         custom.fill(mode_b)
         custom.press("Enter")
         settle(page)
-    query = page.get_by_label("Query", exact=True)
-    query.fill("fix the failing test")
-    query.press("Enter")
-    page.locator(".st-key-lab_metrics_a").wait_for(timeout=LONG)
-    settle(page, LONG)
+    lab_search(page, "fix the failing test", LONG)
 
 
 def test_search_lab_at_1024x700_shows_every_grade_whole(server):

@@ -76,7 +76,7 @@ def test_histogram_counts_every_exchange_on_log_bins():
 
     fig = token_histogram(rows())
     counts = {trace.name: int(sum(trace.y)) for trace in fig.data}
-    assert counts == {"verbatim": 3, "core": 2}
+    assert counts == {"verbatim": 3, "distilled (core)": 2}
     assert fig.layout.xaxis.type == "log"
 
 
