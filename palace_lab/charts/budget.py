@@ -32,15 +32,15 @@ def per_1000_bars(summary: BudgetSummary):
     for layer, theirs, short, label in (
             ("dialogue", PAPER["per_1000"]["verbatim"], "said", "said: dialogue (the paper's verbatim)"),
             (distilled, PAPER["per_1000"]["core"], "distilled", LABELS[distilled]),
-            ("verbatim", None, "+ tool output", "with tool calls and output (not in the paper)")):
+            ("verbatim", None, "with tools", "with tool calls and output (not in the paper)")):
         sources = [paper, palace] if theirs is not None else [palace]
         values = [theirs, ours.get(layer) or None] if theirs is not None else [ours.get(layer) or None]
         fig.add_bar(name=label, x=[sources, [short] * len(sources)], y=values, showlegend=False,
                     marker_color=COLORS[layer], texttemplate="%{y:,.3s}", textposition="outside",
                     hovertemplate=label + ": %{y:,.0f} tokens<extra></extra>")
-    fig.update_yaxes(type="log", title=f"tokens per 1,000 exchanges ({summary.encoding}, log)",
-                     dtick=1, tickformat="~s")
-    fig.update_layout(barmode="overlay", height=380, margin=dict(b=10))
+    fig.update_yaxes(type="log", title="tokens / 1,000 exchanges (log)", dtick=1, tickformat="~s")
+    fig.update_xaxes(tickangle=0)  # "said", "distilled", "with tools": short enough to stay level
+    fig.update_layout(barmode="overlay", height=400, margin=dict(b=56))  # room for both rows
     return titled(fig, "Tokens to carry 1,000 exchanges, by layer", legend_on_top=False)
 
 

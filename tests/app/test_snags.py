@@ -60,6 +60,7 @@ def test_evaluation_charts_keep_value_labels_clear_and_say_who_wins(app_env):  #
     bars = charts(at)[0]
     assert bars["layout"]["shapes"] and all(s["layer"] == "below" for s in bars["layout"]["shapes"])
     assert all(a["xref"] == "paper" and a["x"] >= 1 for a in bars["layout"]["annotations"])
+    assert all(t["textposition"] == "inside" for t in bars["data"])  # no line runs through one
     at.session_state["eval_tab"] = "Significance"
     at.run()
     clean(at)

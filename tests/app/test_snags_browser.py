@@ -123,6 +123,11 @@ def test_charts_at_1024_keep_titles_clear_of_the_toolbar_and_labels_of_the_legen
             title = plot.locator(".gtitle")
             if bar.count() and title.count():
                 assert not overlap(box(bar.first), box(title.first)), (name, i)
+            frame = box(plot.locator(".main-svg").first)
+            for label in plot.locator(".xtick text, .xtick2 text").all():
+                shown = label.bounding_box()  # every x label inside the figure, none cut off
+                assert not shown or shown["y"] + shown["height"] <= frame["y"] + frame["height"] + 1, \
+                    (name, i, label.text_content())
             legend = plot.locator(".legend")
             if legend.count():
                 for label in plot.locator(".xtick text").all():
