@@ -2,6 +2,7 @@
 
 import streamlit as st
 
+from palace_lab.budget import HEADLINE_NAME, headline_text, other_text
 from palace_lab.paper import BUDGET as PAPER
 from palace_lab.charts.budget import per_1000_bars, token_histogram
 from palace_lab.experiments.query_sets import judged_set
@@ -23,7 +24,7 @@ if not p.count("exchanges"):
 with guard():
     summary, rows = budget()
     d = summary.to_dict()
-    said, whole, layer = compression(d)
+    said, _, layer = compression(d)
     if not version:
         st.warning("No cards yet: distill the palace on **Load & distill**.")
         st.stop()
@@ -31,16 +32,16 @@ with guard():
                f"{d['exchanges']:,} exchanges · tokenizer {d['tokenizer']}")
     kept = figures(version)
     lead(d, kept)
-    c1, c2, c3, c4 = metric_row(4)
-    c1.metric("Dialogue → cards", f"{said['ratio_of_totals'] or 0:.1f}x",
-              help=f"The paper's definition: Σ dialogue / Σ {layer} tokens (ratio of totals); mean of per-exchange "
-                   f"ratios {said['mean_of_ratios'] or 0:.1f}x. Dialogue: "
-                   f"{d['layer_definitions']['dialogue']}. {layer}: {d['layer_definitions'][layer]}.")
+    h = d["headline"]
+    c1, c2, c4 = metric_row(3)
+    c1.metric(HEADLINE_NAME, f"{h['ratio'] or 0:.1f}x",
+              help=f"{headline_text(h)}. Mean of per-exchange ratios {said['mean_of_ratios'] or 0:.1f}x. "
+                   f"Dialogue: {d['layer_definitions']['dialogue']}. {layer}: "
+                   f"{d['layer_definitions'][layer]}. One step away, {other_text(h)}: see "
+                   "the table below and **Budgets**.")
     c2.metric("The paper", PAPER_RATIO,
               help=f"{PAPER['verbatim_mean']} → {PAPER['core_mean']} tokens per exchange over "
                    f"{PAPER['exchanges']:,} exchanges ({PAPER['source']})")
-    c3.metric("With tool output", f"{whole['ratio_of_totals'] or 0:.1f}x",
-              help=f"Σ verbatim / Σ {layer} tokens. Verbatim: {d['layer_definitions']['verbatim']}.")
     c4.metric("Retrieval kept", "–" if not kept or kept.get("distilled_over_verbatim") is None
               else f"{kept['distilled_over_verbatim']:.0%}",
               help="best distilled MRR / best verbatim MRR on the judged queries (paper: 96%)")
@@ -49,10 +50,12 @@ with guard():
     default_note("Overview")
     overview_default(*judged_set(p, query_set()))
     st.subheader("Carrying 1,000 exchanges")
-    st.caption(f"Paper: ≈{PAPER['per_1000']['verbatim']:,} verbatim vs "
-               f"≈{PAPER['per_1000']['core']:,} distilled tokens. This palace: "
-               f"≈{d['per_1000_exchanges']['verbatim'] or 0:,} vs ≈{d['per_1000_exchanges'][layer] or 0:,} "
-               f"({d['tokenizer']}, mean tokens per exchange × 1,000).")
+    per = d["per_1000_exchanges"]
+    st.caption(f"Like for like: the paper's ≈{PAPER['per_1000']['verbatim']:,} tokens (its verbatim, "
+               f"without tool output) vs ≈{PAPER['per_1000']['core']:,} distilled; this palace's "
+               f"dialogue ≈{per['dialogue'] or 0:,} vs ≈{per[layer] or 0:,} ({layer}), and "
+               f"≈{per['verbatim'] or 0:,} counting tool calls and output ({d['tokenizer']}, mean "
+               "tokens per exchange × 1,000; log scale).")
     left, right = st.columns([3, 2])
     left.plotly_chart(per_1000_bars(summary), width="stretch")
     right.plotly_chart(token_histogram(rows, distilled=layer), width="stretch")

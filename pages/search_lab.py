@@ -3,7 +3,8 @@
 import streamlit as st
 
 from palace_lab.experiments.ab import grades
-from ui.ab import filters, history, metrics, mode_picker, reader, result_column, search, term_warning
+from ui.ab import (column_heads, filters, history, metrics, mode_picker, reader, result_rows, search,
+                   term_warning)
 from ui.defaults import default_note, search_default
 from ui.search import build_status, warm_model
 from ui.state import distiller_version, guard, palace
@@ -36,11 +37,8 @@ if query.strip() and mode_a and mode_b:
         build_status()
         judged = grades(p, result.query_id)
         metrics(result, judged)
-        col_a, col_b = st.columns(2)
-        with col_a:
-            result_column("a", result.mode_a, result.hits_a, result, judged)
-        with col_b:
-            result_column("b", result.mode_b, result.hits_b, result, judged)
+        column_heads(result)
+        result_rows(result, judged)
         reader()
 with recent:
     history()

@@ -121,6 +121,27 @@ class BudgetSummary:
                 "paper": paper.BUDGET}
 
 
+HEADLINE_NAME = "How much smaller"
+
+
+def _x(value: float | None) -> str:
+    return "–" if value is None else f"{value:.1f}x"
+
+
+def headline_text(h: dict) -> str:
+    """:attr:`BudgetSummary.headline` in the words every page and the CLI use for it."""
+    return (f"{HEADLINE_NAME}: {_x(h['ratio'])} ({h['numerator']} → {h['denominator']} tokens, "
+            f"ratio of totals, {h['tokenizer']}; paper {paper.RATIO_NAME}, "
+            f"{h['paper']['verbatim_mean']} → {h['paper']['core_mean']} tokens an exchange)")
+
+
+def other_text(h: dict) -> str:
+    """The headline's other ratio, one step away: the whole verbatim text over the same layer."""
+    o = h["other"]
+    return (f"with tool calls and their output: {_x(o['ratio'])} ({o['numerator']} → "
+            f"{o['denominator']} tokens, ratio of totals)")
+
+
 def _ratios(rows: list[ExchangeBudget], numerator: str, denominator: str = "core") -> dict:
     # Every exchange with a card is a pair, an empty card too (it costs nothing and keeps
     # the count equal to the cards'); a per-exchange ratio needs a card of at least a token.

@@ -98,3 +98,12 @@ def settle(page, timeout: float = 180_000) -> None:
         page.wait_for_timeout(250)
         page.wait_for_function(f"() => ({SCRIPT_STATE})() === 'notRunning'", timeout=timeout)
     page.wait_for_timeout(300)
+
+
+def lab_search(page, query: str, timeout: float = 600_000) -> None:
+    """Type ``query`` into the Search lab and wait until its results are shown."""
+    box = page.get_by_label("Query", exact=True)
+    box.fill(query)
+    box.press("Enter")
+    page.locator(".st-key-lab_metrics_a").wait_for(timeout=timeout)
+    settle(page, timeout)

@@ -179,46 +179,73 @@ def origin(p: Palace, hits) -> dict[str, str]:
     return out
 
 
-def result_column(side: str, mode: str, hits, result: ab.ABResult, judged: dict[str, int]) -> None:
-    st.subheader(f"{side.upper()} · {md_escape(mode)}")
-    note = engine().plan(mode).note()  # which layer is missing and what was searched instead
-    if note:
-        st.caption(f":material/construction: {md_escape(note)}")
-    if not hits:
-        st.info("No results for this mode (and these filters).")
-    other = {h.exchange_id for h in (result.hits_b if side == "a" else result.hits_a)}
-    cards_, p = cards_of(h.exchange_id for h in hits), palace()
-    where = origin(p, hits)
-    for hit in hits:
-        current = judged.get(hit.exchange_id)
-        with st.container(border=True):
-            st.caption(f"#{hit.rank} · **{md_escape(where.get(hit.exchange_id, ''))}**")
-            st.caption(f"`{hit.exchange_id}` · score {hit.score:.4f}"
-                       + (" · also in the other list" if hit.exchange_id in other else "")
-                       + (f" · graded **{current}**" if current is not None else ""))
-            if hit.exchange_id in cards_:
-                show_card(cards_[hit.exchange_id])
-            else:
-                st.text(hit.preview)
-            left, right = st.columns([3, 2], vertical_alignment="center")  # "Read" whole at 1024 px
-            with left:
-                grade_control(side, result.query_id, hit.exchange_id, current)
-            right.button("Read", key=f"lab_read_{side}_{hit.exchange_id}", on_click=_read,
-                         args=(hit.exchange_id,), icon=":material/menu_book:",
-                         help="open the verbatim exchange in the reader below, full width")
+def column_heads(result: ab.ABResult) -> None:
+    """Both modes' heads in one row, so the two lists start level whatever the names' length
+    (a tuned mode string wraps; a head per column would push one list down)."""
+    for col, side, mode in zip(st.columns(2), "ab", (result.mode_a, result.mode_b)):
+        with col:
+            st.markdown(f"**{side.upper()}** · `{mode}`")  # code span: nothing in it is markup
+            note = engine().plan(mode).note()  # which layer is missing, what was searched instead
+            if note:
+                st.caption(f":material/construction: {md_escape(note)}")
+
+
+def result_rows(result: ab.ABResult, judged: dict[str, int]) -> None:
+    """The two lists rank by rank: hit *i* of A beside hit *i* of B, each row level."""
+    p, hits = palace(), (result.hits_a, result.hits_b)
+    cards_, where = cards_of(h.exchange_id for h in (*hits[0], *hits[1])), origin(p, [*hits[0], *hits[1]])
+    for col, mine in zip(st.columns(2), hits):
+        if not mine:
+            col.info("No results for this mode (and these filters).")
+    for rank in range(max(len(hits[0]), len(hits[1]))):
+        for col, side, mine, theirs in zip(st.columns(2), "ab", hits, hits[::-1]):
+            if rank < len(mine):
+                with col:
+                    hit_card(side, mine[rank], result.query_id, judged, cards_, where,
+                             {h.exchange_id for h in theirs})
+
+
+def hit_card(side: str, hit, query_id: str, judged: dict[str, int], cards_: dict,
+             where: dict[str, str], other: set[str]) -> None:
+    current = judged.get(hit.exchange_id)
+    with st.container(border=True):
+        st.caption(f"#{hit.rank} · **{md_escape(where.get(hit.exchange_id, ''))}**")
+        st.caption(f"`{hit.exchange_id}` · score {hit.score:.4f}"
+                   + (" · also in the other list" if hit.exchange_id in other else "")
+                   + (f" · graded **{current}**" if current is not None else ""))
+        if hit.exchange_id in cards_:
+            show_card(cards_[hit.exchange_id])
+        else:
+            st.text(hit.preview)
+        # A wrapping row: on a narrow column "Read" moves under the grades instead of the
+        # grades shrinking into a scroller that hides grade 3.
+        with st.container(horizontal=True, wrap=True, vertical_alignment="center"):
+            grade_control(side, query_id, hit.exchange_id, current)
+            st.button("Read", key=f"lab_read_{side}_{hit.exchange_id}", on_click=_read,
+                      args=(hit.exchange_id,), icon=":material/menu_book:",
+                      help="open the verbatim exchange here, in a reader over the page")
+
+
+def _close_reader() -> None:
+    st.session_state["lab_read"] = None
 
 
 def reader() -> None:
-    """The verbatim exchange chosen with a hit's **Read**, full width, paged."""
+    """The verbatim exchange chosen with a hit's **Read**, in a large dialog over the page, so
+    it opens where the click happened (a reader below both lists was 1,500 px out of view)."""
     chosen = st.session_state.get("lab_read")
     exchange = palace().exchange(chosen) if chosen else None
     if exchange is None:
         return
-    with st.container(border=True, key="lab_reader"):
-        head, close = st.columns([6, 1], vertical_alignment="center")
-        head.subheader(md_escape(origin(palace(), [exchange]).get(exchange.exchange_id, "")))
-        close.button("Close", key="lab_read_close", on_click=_read, args=(None,),
-                     icon=":material/close:")
+    title = origin(palace(), [exchange]).get(exchange.exchange_id, "") or exchange.exchange_id
+    st.dialog(md_escape(title), width="large", on_dismiss=_close_reader)(_reader_body)(exchange)
+
+
+def _reader_body(exchange) -> None:
+    with st.container(key="lab_reader"):
+        if st.button("Close", key="lab_read_close", icon=":material/close:"):
+            _close_reader()
+            st.rerun()  # the whole page: a dialog closes only when its script no longer opens it
         card = cards_of([exchange.exchange_id]).get(exchange.exchange_id)
         if card is not None:
             show_card(card)

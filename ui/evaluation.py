@@ -111,8 +111,10 @@ def significance_panel(runs, qrels, correction: str, test: str) -> None:
     comparison = experiments.significance(runs, qrels, metric=metric, correction=correction, test=test)
     st.caption(f"Every pair of modes, paired {test}-test on per-query {metric}; p-values "
                f"**{correction}**-corrected over all {len(comparison.rows)} pairs; "
-               f"* = below {comparison.alpha}.")
-    st.plotly_chart(significance_heatmap(comparison.matrix(), alpha=comparison.alpha), width="stretch")
+               f"* = below {comparison.alpha}. ▲ the row's mode has the higher mean {metric} "
+               "than the column's, ▼ the lower.")
+    st.plotly_chart(significance_heatmap(comparison.matrix(), alpha=comparison.alpha,
+                                         means=comparison.means), width="stretch")
     st.dataframe(comparison.to_dataframe(), width="stretch", hide_index=True)
     return comparison
 

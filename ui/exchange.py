@@ -73,13 +73,27 @@ def role_label(m) -> tuple[str, str]:
     return name, ROLE_ICONS.get(m.role, ":material/notes:")
 
 
-def pager(label: str, items: int, size: int, key: str) -> int:
-    """The 0-based page of ``items`` in pages of ``size`` (a number input when there are several)."""
+def pager(label: str, items: int, size: int, key: str, *, bottom: bool = False) -> int:
+    """The 0-based page of ``items`` in pages of ``size`` (a number input when there are several).
+
+    ``bottom``: a second selector under the page's items, kept equal to the first (``key``)
+    both ways, so a long page can be turned where its reading ends.
+    """
     pages = -(-items // size)
     if pages <= 1:
         return 0
-    page = st.number_input(f"{label} (of {pages})", 1, pages, 1, key=key)
+    if bottom:
+        twin = f"{key}_bottom"
+        st.session_state[twin] = st.session_state.get(key, 1)
+        st.number_input(f"{label} (of {pages})", 1, pages, key=twin, on_change=_copy,
+                        args=(twin, key))
+        return int(st.session_state[twin]) - 1
+    page = st.number_input(f"{label} (of {pages})", 1, pages, key=key)  # starts at 1
     return int(page) - 1
+
+
+def _copy(source: str, target: str) -> None:
+    st.session_state[target] = st.session_state[source]
 
 
 def paged(rows: Sequence, size: int, key: str, *, label: str, noun: str, order: str
@@ -137,3 +151,6 @@ def show_messages(palace: Palace, exchange, key: str = "x") -> None:
                    f"{len(messages)}")
     for m in shown:
         show_message(m, f"{key}_{exchange.exchange_id}_{m.position}")
+    if len(messages) > PAGE_MESSAGES:  # a long exchange is read top to bottom: turn the page here
+        pager("Messages page", len(messages), PAGE_MESSAGES, f"{key}_{exchange.exchange_id}_page",
+              bottom=True)

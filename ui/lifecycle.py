@@ -2,8 +2,9 @@
 
 Data comes from :mod:`palace_lab.lifecycle` through ``st.cache_data`` keyed by the palace file
 and its fingerprint (so a re-ingest is seen on the next rerun). Conversation text, blocks,
-summaries are shown with ``st.text`` or in dataframes, never as Markdown; the L3 profile, which the
-consolidation writes as Markdown, is rendered as Markdown (Streamlit never renders HTML in it).
+summaries are shown with ``st.text`` or in dataframes, never as Markdown; so is the L3 profile,
+which the consolidation writes in Markdown but fills with conversation text (rendered, a line of
+it became a giant heading).
 """
 
 from __future__ import annotations
@@ -158,7 +159,7 @@ def consolidation_panel() -> None:
                             format_func=lambda i: snaps[i].at.strftime("%Y-%m-%d"))
     st.caption("L3 profile (refreshed monthly from the last 4 weekly digests)")
     with st.container(border=True):
-        st.markdown(snaps[when].profile or "(no profile yet)")
+        st.text(snaps[when].profile or "(no profile yet)")  # built from conversation text
     with st.expander("Schedule"):
         st.json({k: str(v) if isinstance(v, timedelta) else v for k, v in vars(schedule).items()})
 

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import os
 import shutil
 import tempfile
 from collections.abc import Iterator
@@ -66,25 +67,45 @@ def run_ingest(palace: Palace, paths) -> None:
 
     report = ingest_paths(palace, paths, progress=tick)
     bar.empty()
-    st.session_state["load_report"] = report.to_dict()
+    st.session_state["load_report"] = {**report.to_dict(), "roots": [str(p) for p in paths]}
 
 
 def show_report(report: dict) -> None:
     t = report["totals"]
-    c = st.columns(4)
-    c[0].metric("Files", t["files"], help=f"{t['unchanged_files']} unchanged since last time")
-    c[1].metric("Conversations", t["conversations"])
-    c[2].metric("Exchanges", t["exchanges"], delta=f"{t['new_exchanges']} new")
-    c[3].metric("Skipped lines/records", sum(t["skipped"].values()))
-    if report["formats"]:
+    if t["conversations"] == 0 and t["unchanged_files"]:
+        st.success(f"All {t['unchanged_files']:,} files unchanged since the last load: nothing "
+                   "new to ingest.", icon=":material/check_circle:")
+    else:
+        c = st.columns(4)
+        c[0].metric("Files", t["files"], help=f"{t['unchanged_files']} unchanged since last time")
+        c[1].metric("Conversations", t["conversations"])
+        c[2].metric("Exchanges", t["exchanges"], delta=f"{t['new_exchanges']} new")
+        c[3].metric("Skipped lines/records", sum(t["skipped"].values()))
+    notes = [f"{t['merged_subagents']:,} subagent files merged into their sessions"
+             if t.get("merged_subagents") else "",
+             f"{t['empty_files']:,} empty files skipped" if t.get("empty_files") else ""]
+    if any(notes):
+        st.caption(" · ".join(n for n in notes if n) + ".")
+    if report["formats"] and t["conversations"]:
         st.dataframe(pd.DataFrame(report["formats"]).T, width="stretch")
-    if t["skipped"]:
+    if t["skipped"] and t["conversations"]:
         st.caption("Skipped, by reason (never fatal: good lines are kept)")
         st.dataframe(pd.Series(t["skipped"], name="count"), width="stretch")
     errors = [s for s in report["sources"] if s["error"]]
     if errors:
-        st.warning(f"{len(errors)} files were not ingested")
-        st.dataframe(pd.DataFrame(errors)[["path", "error"]], width="stretch")
+        st.warning(f"{len(errors)} files were not ingested", icon=":material/warning:")
+        st.dataframe(pd.DataFrame([not_ingested(s, report.get("roots", [])) for s in errors]),
+                     width="stretch", hide_index=True)
+
+
+def not_ingested(source: dict, roots: list[str]) -> dict:
+    """A refused file as (its path under the folder loaded, the reason without the path), so
+    the reason is not pushed out of view by the same long path twice."""
+    path = source["path"]
+    under = next((r for r in roots if path.startswith(r.rstrip("/") + "/")), None)
+    shown = os.path.relpath(path, under) if under else path
+    reason = source["error"].replace(path, "", 1).lstrip(": ").strip() or source["error"]
+    return {"file": shown, "reason": reason}
 
 
 BACKENDS = {"rules": "offline, deterministic, free",

@@ -60,7 +60,8 @@ def target_for(kind: str) -> Path:
 
 
 def open_palace(path: str | Path) -> None:
-    st.session_state["db_path"] = str(Path(path).expanduser().resolve())
+    """Open ``path`` for this session and name it in the address, where a reload finds it."""
+    st.session_state["db_path"] = st.query_params["db"] = str(Path(path).expanduser().resolve())
 
 
 def label(path: Path) -> str:

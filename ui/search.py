@@ -25,20 +25,32 @@ def ready(modes: Sequence[str]) -> bool:
     return all(indexes.is_cached(r.layer, r.mechanism) for m in modes for r in parse_mode(m).runs)
 
 
+MEANWHILE = ("Embedding happens once per palace change: every vector is kept by its text, so "
+             "later searches start at once. Meanwhile BM25 modes (`bm25:verbatim`, `bm25:core`) "
+             "need no embedding, and Overview, Load & distill and Budgets work; leaving this "
+             "page stops the run but keeps what is embedded, and the next search resumes there.")
+
+
 def prepare(modes: Sequence[str]) -> None:
-    """Load or build the indexes ``modes`` need; a progress bar shows embedding and building."""
+    """Load or build the indexes ``modes`` need; a progress bar shows embedding and building,
+    with the time left from the step's own measured throughput and what works meanwhile."""
+    from palace_lab.index.eta import Throughput
+
     eng = engine()
     if ready(modes):
         eng.prepare(modes)
         return
+    note = st.caption(MEANWHILE)
     bar = st.progress(0.0, text="loading the embedding model and building indexes…")
+    speed = Throughput()
 
     def tick(step: str, done: int, total: int) -> None:
-        bar.progress(min(done / max(total, 1), 1.0), text=f"{step}: {done:,}/{total:,}")
+        bar.progress(min(done / max(total, 1), 1.0), text=speed.note(step, done, total))
 
     with st.spinner("Building search indexes (once per palace change)…"):
         eng.prepare(modes, progress=tick)
     bar.empty()
+    note.empty()
 
 
 @st.cache_resource(max_entries=4, show_spinner=False)

@@ -46,8 +46,40 @@ _leave_pages_folder_mode()
 
 
 def db_path() -> Path:
+    """The open palace: the one chosen in this session, else the page address's ``?db=``
+    (so a reload keeps it), else ``PALACE_LAB_DB``, else the sample's."""
+    if "db_path" not in st.session_state and st.query_params.get("db"):
+        _adopt_url_palace(st.query_params["db"])
     chosen = st.session_state.get("db_path") or os.environ.get("PALACE_LAB_DB") or DEFAULT_DB
     return Path(chosen).expanduser().resolve()
+
+
+def _adopt_url_palace(wanted: str) -> None:
+    """Open the palace the address names when it is an existing palace file; anything else
+    (a missing path, another application's SQLite file) is refused with its reason, said in
+    the sidebar, and the address forgets it. Never creates a file."""
+    path = Path(wanted).expanduser().resolve()
+    try:
+        if not path.is_file():
+            raise PalaceError(f"no palace file at {path}")
+        _open_palace(str(path))
+    except PalaceError as exc:
+        st.session_state["url_db_refused"] = f"The address named a palace that cannot be opened: {exc}"
+        del st.query_params["db"]
+        return
+    st.session_state["db_path"] = str(path)
+
+
+def keep_in_address() -> None:
+    """Write the palace chosen in this session into the address (``?db=``), where a reload
+    or a bookmark finds it; page links drop the address's parameters, so every run does."""
+    db_path()  # adopts the address's palace on a session's first run
+    chosen = st.session_state.get("db_path")
+    if chosen and st.query_params.get("db") != chosen:
+        st.query_params["db"] = chosen
+    refused = st.session_state.pop("url_db_refused", None)
+    if refused:
+        st.sidebar.warning(refused, icon=":material/error:")
 
 
 @st.cache_resource(max_entries=4, show_spinner=False)
@@ -142,6 +174,7 @@ def warm_imports() -> threading.Thread:
 def sidebar() -> None:
     from ui.palaces import contents_caption, palace_picker
 
+    keep_in_address()
     with st.sidebar:
         palace_picker()
         contents_caption()

@@ -48,16 +48,15 @@ def figures(version: str | None, compute: bool = False) -> dict | None:
 
 def lead(d: dict, kept: dict | None) -> None:
     """The story in three sentences (numbers only, so Markdown is safe)."""
-    said, whole, layer = compression(d)
-    tokens = d["layers"]
+    said, _, layer = compression(d)
+    tokens, h = d["layers"], d["headline"]
     text = (f"**{d['exchanges']:,} exchanges** of agent work. What was *said* in them (the "
             f"person's and the agent's words) is **{tokens['dialogue']['total']:,} tokens**; "
             f"distilled into cards it is **{tokens[layer]['total']:,} tokens**: "
-            f"**{_x(said['ratio_of_totals'])} smaller**, where the paper reports "
+            f"**{_x(h['ratio'])} smaller**, where the paper reports "
             f"**{PAPER_RATIO}** ({PAPER_BUDGET['verbatim_mean']} → {PAPER_BUDGET['core_mean']} "
-            f"tokens an exchange). Counting tool calls and their output too "
-            f"({tokens['verbatim']['total']:,} tokens), the cards are "
-            f"**{_x(whole['ratio_of_totals'])} smaller**.")
+            f"tokens an exchange). The same ratio counting tool calls and their output too is "
+            f"one step away, in the table below.")
     if kept and kept.get("distilled_over_verbatim") is not None:
         text += (f" Searching the cards alone finds **{kept['distilled_over_verbatim']:.0%}** of "
                  f"what searching the whole exchanges finds (paper: "

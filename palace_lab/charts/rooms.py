@@ -13,6 +13,7 @@ from collections.abc import Sequence
 
 import numpy as np
 
+from palace_lab.charts.layout import titled
 from palace_lab.rooms import RoomStat
 
 TYPE_COLORS = {"file": "#2f6f8f", "concept": "#c3a66b", "workflow": "#6fa88f"}
@@ -86,10 +87,9 @@ def projection_scatter(rows: Sequence[dict], *, title: str = ""):
                           customdata=[p["exchange_id"] for p in pts],
                           hovertemplate="%{customdata}<br>%{text}<extra>" + plain(group, 30)
                           + "</extra>")
-    fig.update_layout(title=title, height=520, margin=dict(t=40 if title else 10, b=10),
-                      xaxis=dict(showticklabels=False, title=""),
+    fig.update_layout(height=520, margin=dict(b=10), xaxis=dict(showticklabels=False, title=""),
                       yaxis=dict(showticklabels=False, title=""), legend=dict(itemsizing="constant"))
-    return fig
+    return titled(fig, title, legend_on_top=False)
 
 
 def co_occurrence_heatmap(stats: Sequence[RoomStat], matrix: np.ndarray, *,

@@ -249,11 +249,13 @@ def pending_keys(palace: Palace, embedder: Embedder, keys: Sequence[str]) -> int
 
 
 def embed_texts(palace: Palace, embedder: Embedder, texts: Sequence[str],
-                progress: Progress | None = None, *, chunk: int = 256) -> np.ndarray:
+                progress: Progress | None = None, *, chunk: int = 64) -> np.ndarray:
     """Vectors for ``texts`` in input order, computing only those the palace lacks.
 
     Missing texts are embedded longest-first in chunks of ``chunk`` (less padding per batch),
     each chunk stored as soon as it is made, so an interrupted run resumes where it stopped.
+    A chunk is one model batch (64): progress moves, and a time left can be measured, every
+    few seconds even on long texts.
     ``progress(done, total)`` counts the texts that had to be computed.
     """
     keys = [embedding_key(embedder, t) for t in texts]

@@ -203,13 +203,16 @@ def ingest_paths(palace: Palace, paths: Iterable[str | Path], fmt: str = "auto",
     reason and the others go on. Raises NothingToIngestError (or the one file's
     UnknownFormatError) when nothing at all could be read."""
     roots = [Path(p).expanduser() for p in paths]
-    files, refused = discover_sources(roots)
+    merged: list[Path] = []
+    files, refused = discover_sources(roots, merged)
     explicit = {p for p in roots if quietly(p.is_file)}
-    report = IngestReport(sources=list(refused))
+    report = IngestReport(sources=list(refused), merged_subagents=len(merged))
     for i, path in enumerate(files):
         source = ingest_one(palace, path, fmt)
         if source.skipped.get("file:unknown_format") and path not in explicit:
             source.skipped = {"unknown_format": 1}  # a folder's other files: counted, not errors
+            if quietly(_is_empty, path):  # agents leave empty session files: nothing is wrong
+                source.skipped, source.error = {"empty_file": 1}, None
         report.sources.append(source)
         if progress:
             progress(i + 1, len(files), printable_path(path))
@@ -217,6 +220,10 @@ def ingest_paths(palace: Palace, paths: Iterable[str | Path], fmt: str = "auto",
     if not useful:
         raise _nothing(roots, report)
     return report
+
+
+def _is_empty(path: Path) -> bool:
+    return path.stat().st_size == 0
 
 
 def _nothing(roots: list[Path], report: IngestReport) -> PalaceError:

@@ -26,11 +26,15 @@ def discover(paths: Iterable[Path]) -> list[Path]:
     return discover_sources(paths)[0]
 
 
-def discover_sources(paths: Iterable[Path]) -> tuple[list[Path], list[SourceReport]]:
+def discover_sources(paths: Iterable[Path], merged: list[Path] | None = None
+                     ) -> tuple[list[Path], list[SourceReport]]:
     """The files of :func:`discover`, and a report for each path that cannot be read at all
-    (missing, a link to nowhere, a link loop, an unreadable folder)."""
+    (missing, a link to nowhere, a link loop, an unreadable folder). The subagent transcripts
+    left to their parent session are appended to ``merged``, when given, so a report can say
+    how many were merged rather than let them vanish from the file count."""
     files: list[Path] = []
     refused: list[SourceReport] = []
+    merged = [] if merged is None else merged
     for root in paths:
         root = Path(root).expanduser()
         problem = _unreachable(root)
@@ -41,30 +45,34 @@ def discover_sources(paths: Iterable[Path]) -> tuple[list[Path], list[SourceRepo
         if root.is_file():
             files.append(root)
             continue
-        files.extend(_folder_files(root, refused))
+        files.extend(_folder_files(root, refused, merged))
     return files, refused
 
 
-def _folder_files(root: Path, refused: list[SourceReport]) -> list[Path]:
+def _folder_files(root: Path, refused: list[SourceReport], merged: list[Path]) -> list[Path]:
     from palace_lab.ingest.homes import home_roots, location_files
 
     places = home_roots(root)
     if places is None:
-        return _candidates(root, refused)
+        return _candidates(root, refused, merged)
     files: list[Path] = []
     for loc, folder in places:
         chosen = location_files(loc, folder)
-        files.extend(_candidates(folder, refused) if chosen is None else chosen)
+        files.extend(_candidates(folder, refused, merged) if chosen is None else chosen)
     return files
 
 
-def _candidates(root: Path, refused: list[SourceReport]) -> list[Path]:
+def _candidates(root: Path, refused: list[SourceReport], merged: list[Path]) -> list[Path]:
     from palace_lab.ingest.claude_code import is_attached_subagent
     from palace_lab.ingest.opencode import is_session_part
 
-    return [p for p in _walk(root, refused)
-            if p.suffix.lower() in CANDIDATE_SUFFIXES and "tool-results" not in p.parts
-            and not quietly(is_attached_subagent, p) and not quietly(is_session_part, p)]
+    files = []
+    for p in _walk(root, refused):
+        if (p.suffix.lower() not in CANDIDATE_SUFFIXES or "tool-results" in p.parts
+                or quietly(is_session_part, p)):
+            continue
+        (merged if quietly(is_attached_subagent, p) else files).append(p)
+    return files
 
 
 def _unreachable(path: Path) -> tuple[str, str] | None:

@@ -2,7 +2,9 @@
 
 ``skipped`` counts lines and records left out, and files refused (``file:<reason>``);
 ``events`` counts the archive rule's decisions (``grown``, ``kept_stored``, ``diverged``);
-``error`` is the one line that says why a file gave nothing.
+``error`` is the one line that says why a file gave nothing (an empty file found in a folder is
+counted as skipped, ``empty_file``, not an error: agents leave them behind); subagent transcripts
+merged into their parent session are counted once for the whole ingest.
 """
 
 from __future__ import annotations
@@ -29,6 +31,7 @@ class SourceReport:
 @dataclass
 class IngestReport:
     sources: list[SourceReport] = field(default_factory=list)
+    merged_subagents: int = 0  # subagent transcripts read with their parent session's file
 
     def totals(self) -> dict:
         keys = ("conversations", "messages", "exchanges", "new_messages", "new_exchanges")
@@ -44,6 +47,8 @@ class IngestReport:
         out["errors"] = sum(1 for s in self.sources if s.error)
         out["files"] = len(self.sources)
         out["unchanged_files"] = sum(s.unchanged for s in self.sources)
+        out["empty_files"] = sum(1 for s in self.sources if "empty_file" in s.skipped)
+        out["merged_subagents"] = self.merged_subagents
         return out
 
     def by_format(self) -> dict:

@@ -180,7 +180,7 @@ def test_a_bad_mode_string_is_one_clear_error(app_env):
     assert "valid layers" in at.error[0].value
     at.text_input(key="lab_custom_b").input("rrf(bm25:verbatim,hnsw:core;k=5)").run()
     clean(at)
-    assert any("rrf(bm25:verbatim,hnsw:core;k=5)" in s.value.replace("\\", "") for s in at.subheader)
+    assert any("`rrf(bm25:verbatim,hnsw:core;k=5)`" in s.value for s in at.markdown)
 
 
 def test_previous_lab_queries_are_clickable(app_env):

@@ -15,7 +15,7 @@ from pathlib import Path
 
 import pytest
 
-from app_server import ROOT, browser_missing, chromium, settle, streamlit_server
+from app_server import ROOT, browser_missing, chromium, lab_search, settle, streamlit_server
 
 pytestmark = pytest.mark.browser
 SHOTS = ROOT / "test-output" / "screenshots"
@@ -88,11 +88,7 @@ def test_the_whole_journey_in_chromium(app_url):
 
         page.goto(f"{app_url}/search_lab")
         settle(page)
-        query = page.get_by_label("Query", exact=True)
-        query.fill("reconnect timeout error in the tests")
-        query.press("Enter")
-        page.locator(".st-key-lab_metrics_a").wait_for(timeout=LONG)
-        settle(page, LONG)
+        lab_search(page, "reconnect timeout error in the tests", LONG)
         no_exception(page)
         assert metric(page, "a") == "0.000"
         key = grade_keys(page, "a")[0]
@@ -221,11 +217,7 @@ def own_history(page, app_url: str, tmp_path: Path, suffix: str = "") -> None:
     page.get_by_label("Project").click()
     page.get_by_role("option", name="demo").click()
     settle(page)
-    query = page.get_by_label("Query", exact=True)
-    query.fill("flaky test KeyError")
-    query.press("Enter")
-    page.locator(".st-key-lab_metrics_a").wait_for(timeout=LONG)
-    settle(page, LONG)
+    lab_search(page, "flaky test KeyError", LONG)
     no_exception(page)
     page.get_by_role("button", name="Read").first.click()
     settle(page)

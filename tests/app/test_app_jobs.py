@@ -91,8 +91,9 @@ def test_overview_tells_the_story_with_figures_computed_ahead(app_env):  # noqa:
     # the layer distilled search indexes (core + keywords for rules:v3), not the bare core
     assert d["distilled_layer"] == "searched"
     said = d["compression"]["dialogue_over_searched"]["ratio_of_totals"]
-    assert values["Dialogue → cards"] == f"{said:.1f}x"
-    assert values["With tool output"].endswith("x")
+    assert d["headline"]["ratio"] == said  # the one headline: dialogue over the searched layer
+    assert values["How much smaller"] == f"{said:.1f}x"
+    assert "With tool output" not in values  # the other ratio is one step away, in the table
     lead = at.markdown[0].value
     assert "smaller**, where the paper reports **11x**" in lead and "tool calls" in lead
     assert f"**{kept['distilled_over_verbatim']:.0%}**" in lead

@@ -49,7 +49,8 @@ def test_headline_is_dialogue_over_the_searched_layer_with_verbatim_one_step_awa
     assert h["ratio"] == round((100 + 60) / (20 + 12), 2)  # 5.0, not the core's 10.67
     assert h["other"]["ratio"] == round((400 + 100) / (20 + 12), 2)  # 15.62
     assert summarize(rows()).headline["denominator"] == "core"  # cards without keywords
-    assert summarize(rows()).to_dict()["headline"]["ratio"] == round((100 + 50) / (40 + 20), 2)  # c has no card
+    # over the exchanges with a card only ("c" has none): (100 + 50) / (40 + 20)
+    assert summarize(rows()).to_dict()["headline"]["ratio"] == round(150 / 60, 2)
 
 
 def test_window_and_cost():
@@ -75,7 +76,7 @@ def test_histogram_counts_every_exchange_on_log_bins():
 
     fig = token_histogram(rows())
     counts = {trace.name: int(sum(trace.y)) for trace in fig.data}
-    assert counts == {"verbatim": 3, "core": 2}
+    assert counts == {"verbatim": 3, "distilled (core)": 2}
     assert fig.layout.xaxis.type == "log"
 
 

@@ -129,9 +129,12 @@ def test_subagent_transcript_is_merged_not_a_request(tmp_path, palace):
         rec("assistant", "a04", [{"type": "text", "text": "found src/shop/core.py"}], isSidechain=True,
             message_extra={"id": "m2"}),
     ])
+    (folder / "0000-empty.jsonl").write_text("")  # Claude Code leaves empty session files
     files = discover([folder])
-    assert [f.name for f in files] == [f"{SID}.jsonl"]  # the subagent comes with its parent
-    ingest_paths(palace, [folder])
+    assert [f.name for f in files] == ["0000-empty.jsonl", f"{SID}.jsonl"]  # subagent: with its parent
+    totals = ingest_paths(palace, [folder]).totals()
+    assert totals["merged_subagents"] == 1  # said, not silently gone from the file count
+    assert (totals["empty_files"], totals["errors"]) == (1, 0)  # skipped, not a failure
     [exchange] = palace.exchanges()
     messages = palace.messages(SID)
     assert [m.text[:8] for m in messages] == ["Explore ", '{"prompt', "explore", "found sr", "report: "]
