@@ -1,6 +1,7 @@
 """Can a person read the cards, and do they keep what people ask about? Measured, per set.
 
     .venv/bin/python benchmarks/card_quality.py [--keep DIR] [--distiller VERSION] [--json]
+    .venv/bin/python benchmarks/card_quality.py --draw 20 --keep DIR --before OLD_DIR
 
 Sets: the bundled sample; DevMemBench and the LoCoMo dev half (``../shared/benchmarks``); the
 real transcripts of ``../shared/real_exports`` and ``../shared/real_histories``. A set whose
@@ -204,13 +205,66 @@ def render(results: list[dict]) -> str:
     return "\n".join(lines)
 
 
+DRAW_SETS = ("real_histories", "real_exports", "sample")
+
+
+def draw_cards(after: Path, before: Path, n: int, seed: int = 0) -> str:
+    """``n`` cards drawn with ``seed`` from :data:`DRAW_SETS`, the newest card of each palace
+    in ``after`` beside the card of the same exchange in ``before`` (palaces kept by an older
+    version's run), each under the first 200 characters of its request (redacted)."""
+    import random
+
+    from palace_lab.redact import redact_text
+    from palace_lab.store import Palace
+
+    pool = []
+    for name in DRAW_SETS:
+        if not (after / f"{name}.db").exists():
+            continue
+        new, old = Palace.open(after / f"{name}.db"), Palace.open(before / f"{name}.db")
+        new_cards = new.card_map(new.latest_distiller())
+        old_cards = old.card_map(old.latest_distiller())
+        for e in new.exchanges():
+            if e.exchange_id in new_cards and e.exchange_id in old_cards:
+                pool.append((name, e, old_cards[e.exchange_id], new_cards[e.exchange_id]))
+    picked = sorted(random.Random(seed).sample(pool, min(n, len(pool))),
+                    key=lambda p: (DRAW_SETS.index(p[0]), p[1].exchange_id))
+    out = []
+    for i, (name, e, old, new) in enumerate(picked, 1):
+        request = " ".join(redact_text(e.request).split())[:200]
+        out += [f"### {i}. {name} · `{e.exchange_id}`", "", f"> {request}", "",
+                "| | before (`%s`) | after (`%s`) |" % (old.distiller, new.distiller),
+                "|---|---|---|"]
+        for field in ("exchange_core", "specific_context"):
+            out.append(f"| {field} | {_cell(getattr(old, field))} | {_cell(getattr(new, field))} |")
+        out.append(f"| keywords | {_cell(' · '.join(old.keywords))} | "
+                   f"{_cell(' · '.join(new.keywords))} |")
+        out.append("")
+    return "\n".join(out)
+
+
+def _cell(text: str) -> str:
+    from palace_lab.redact import redact_text
+
+    return redact_text(text).replace("|", "\\|").replace("\n", " ") or "—"
+
+
 def main(argv=None) -> int:
     parser = argparse.ArgumentParser(description=__doc__.split("\n")[0])
     parser.add_argument("--keep", help="a folder to keep (and reuse) the palaces in")
     parser.add_argument("--distiller", help="a card version already in the palaces")
     parser.add_argument("--sets", default=",".join(SETS))
     parser.add_argument("--json", action="store_true")
+    parser.add_argument("--draw", type=int, metavar="N",
+                        help="print N cards drawn with a fixed seed, before (--before DIR) and "
+                             "after (--keep DIR), instead of the table")
+    parser.add_argument("--before", help="palaces kept by an older version's --keep run")
     args = parser.parse_args(argv)
+    if args.draw:
+        if not (args.keep and args.before):
+            parser.error("--draw needs --keep (after) and --before (before)")
+        print(draw_cards(Path(args.keep), Path(args.before), args.draw))
+        return 0
     with tempfile.TemporaryDirectory() as tmp:
         folder = Path(args.keep or tmp)
         folder.mkdir(parents=True, exist_ok=True)

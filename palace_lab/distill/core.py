@@ -96,16 +96,17 @@ def _cut(cands, budget: int) -> str:
 
 
 def make_core(request: str, report: str, said: str, weights: dict[str, float],
-              budget: int, *, max_chars: int | None = None) -> str:
+              budget: int, *, max_chars: int | None = None, request_share: float = 1.0) -> str:
     """The core of an exchange (module docstring) within about ``budget`` tokens (and, when
-    given, parts of at most ``max_chars`` characters each)."""
+    given, parts of at most ``max_chars`` characters each). With an outcome to tell, what was
+    asked takes at most ``request_share`` of the budget, leaving the rest to the outcome."""
     def short(cands):
         return [c for c in cands if len(c[2]) <= max_chars] if max_chars else cands
 
     asked = short(_candidates(written_sentences(request, REQUEST_SENTENCES), weights,
                               outcome=False))
     done = short(_candidates(written_sentences(report, REPORT_SENTENCES), weights, outcome=True))
-    first = _best(asked, budget)
+    first = _best(asked, max(1, round(budget * request_share)) if done else budget)
     if first is None:
         first = _best(done, budget)
         done = []

@@ -88,19 +88,24 @@ def ranked_terms(texts: dict[str, str], stats: CorpusStats) -> list[tuple[str, f
     return out
 
 
-_NAMED = r"([A-Za-z_][\w.\-]*[A-Za-z_])(\s?[=:]\s?|\s)"
+_NAMED = re.compile(r"([A-Za-z_][\w.\-]*[A-Za-z_])(\s?[=:]\s?|\s)(\d+(?:\.\d+)*[a-zA-Z%]*)(?![\w.])")
+
+
+def named_numbers(text: str) -> dict[str, str]:
+    """``{number: the number as written with its name}`` for the bare numbers of ``text``
+    that stand beside a name (``Python 3.12``, ``max_connections=50``, ``port 8080``), not
+    beside noise (a header name, a hex run); the first place each is written wins."""
+    out: dict[str, str] = {}
+    for m in _NAMED.finditer(text):
+        number = m.group(3).lower()
+        if number not in out and len(m.group(1)) > 1 and not is_noise(m.group(1)):
+            out[number] = m.group(0)
+    return out
 
 
 def named_number(number: str, text: str) -> str | None:
-    """A bare number as a person would type it: with the name it stands beside in ``text``
-    (``Python 3.12``, ``max_connections=50``, ``port 8080``), or None when it stands alone
-    or beside noise (a header name, a hex run)."""
-    if not number[:1].isdigit():
-        return None
-    m = re.search(_NAMED + re.escape(number) + r"(?![\w.])", text)
-    if not m or is_noise(m.group(1)) or len(m.group(1)) < 2:
-        return None
-    return m.group(0)
+    """One number of :func:`named_numbers`, or None when it stands alone or beside noise."""
+    return named_numbers(text).get(number.lower())
 
 
 def choose_keywords(texts: dict[str, str], stats: CorpusStats, budget: int,
@@ -108,13 +113,14 @@ def choose_keywords(texts: dict[str, str], stats: CorpusStats, budget: int,
     """The best terms that fit ``budget`` tokens (each costed as running text), skipping the
     stems of ``said_already`` (the core and the context)."""
     skip = {stem(t) for t in terms(said_already)}
-    written = "\n".join(texts[z] for z in ("request", "final", "said", "calls"))
+    # What the person and the agent wrote (tool output is not where a name meets its number).
+    named = named_numbers("\n".join(texts[z] for z in ("request", "final", "said")))
     ranked = []
     for term, weight in ranked_terms(texts, stats):
         if stem(term) in skip:
             continue
         if is_noise(term):
-            term = named_number(term, written)
+            term = named.get(term)
             if term is None or term.lower() in said_already.lower():
                 continue
         ranked.append((term, weight))

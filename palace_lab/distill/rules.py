@@ -107,7 +107,7 @@ class RulesDistiller(Distiller):
               "min_core": "mc"}
 
     def __init__(self, *, budget_tokens: int = 38, context_chars: int = 60,
-                 core_chars: int | None = None, request_share: float = 0.7,
+                 core_chars: int | None = None, request_share: float = 1.0,
                  repeat_weight: float = 0.2, mean_tokens: int = 38, min_share: float = 0.05,
                  max_share: float = 0.45, core_share: float = 0.75, min_core: int = 12):
         self.budget_tokens = budget_tokens
@@ -124,7 +124,7 @@ class RulesDistiller(Distiller):
         parts = [f"{self._NAMES[k]}{getattr(self, k):g}" if isinstance(getattr(self, k), float)
                  else f"{self._NAMES[k]}{getattr(self, k)}"
                  for k in self.DEFAULTS if getattr(self, k) != self.DEFAULTS[k]]
-        if (self.request_share, self.repeat_weight) != (0.7, 0.2):
+        if (self.request_share, self.repeat_weight) != (1.0, 0.2):
             parts.append(f"req{self.request_share:g}:rep{self.repeat_weight:g}")
         return ":".join([VERSION, *parts])
 
@@ -180,7 +180,8 @@ class RulesDistiller(Distiller):
         core_weights = {t: w * self.repeat_weight if t in seen else w for t, w in weights.items()}
         request = (exchange.request or next((t for lbl, t in messages if lbl == "user"), ""))
         core = make_core(request[:REQUEST_CHARS], final_report(messages), said, core_weights,
-                         core_budget, max_chars=self.core_chars)
+                         core_budget, max_chars=self.core_chars,
+                         request_share=self.request_share)
         return core, context
 
     def distill_batch(self, exchanges: Sequence[Exchange], *, stats: CorpusStats) -> list[DistillOutcome]:
