@@ -13,7 +13,7 @@ from palace_lab.store.contents import absent_terms, projects, titles
 from palace_lab.errors import SearchError
 from palace_lab.search.modes import list_modes, parse_mode
 from ui.data import cards_of, content_key
-from ui.exchange import md_escape, show_card, show_messages
+from ui.exchange import md_escape, show_asked, show_card, show_messages
 from ui.layout import metric_row
 from ui.rooms import stats as room_stats
 from ui.search import prepare_search
@@ -198,8 +198,7 @@ def result_column(side: str, mode: str, hits, result: ab.ABResult, judged: dict[
                        + (f" · graded **{current}**" if current is not None else ""))
             if hit.exchange_id in cards_:
                 show_card(cards_[hit.exchange_id])
-            else:
-                st.text(hit.preview)
+            show_asked(p.exchange(hit.exchange_id))
             left, right = st.columns([3, 2], vertical_alignment="center")  # "Read" whole at 1024 px
             with left:
                 grade_control(side, result.query_id, hit.exchange_id, current)
@@ -222,4 +221,5 @@ def reader() -> None:
         card = cards_of([exchange.exchange_id]).get(exchange.exchange_id)
         if card is not None:
             show_card(card)
+        show_asked(exchange)
         show_messages(palace(), exchange, key="lab_rd")
