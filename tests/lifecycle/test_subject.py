@@ -27,6 +27,8 @@ def test_other_agents_tools_and_secrets():
     assert subject(parse_call("WebSearch", '{"query": "sqlite busy timeout"}')) == \
         "sqlite busy timeout"
     assert subject(parse_call("TodoWrite", '{"todos": []}')) == ""
+    newer_codex = parse_call("shell_command", '{"command": "cargo test -q", "workdir": "/r"}')
+    assert newer_codex.kind == "shell" and subject(newer_codex, "/r/") == "cargo test -q"
     from palace_lab.model import Message
 
     call = Message("c", 0, "tool_call", '{"command": "export GH=ghp_' + "a1B2" * 9 + '"}',
