@@ -30,17 +30,15 @@ from __future__ import annotations
 import json
 from collections import Counter
 from collections.abc import Sequence
-from typing import TYPE_CHECKING
-
 from dataclasses import dataclass, field, replace
-
-from palace_lab.redact import redact_card, redact_text
+from typing import TYPE_CHECKING
 
 from palace_lab.distill.terms import LOOSE_TERM
 from palace_lab.errors import InputError, PalaceError
 from palace_lab.lifecycle.consolidate import parse_time
 from palace_lab.lifecycle.importance import LEVELS, tag
 from palace_lab.lifecycle.sentences import split_sentences
+from palace_lab.redact import redact_card, redact_text
 from palace_lab.request import request_opening
 from palace_lab.tokens import DEFAULT_ENCODING, count_tokens
 

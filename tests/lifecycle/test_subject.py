@@ -6,6 +6,7 @@ from person_palace import person_palace
 
 from palace_lab.lifecycle.subject import subject, tool_subjects
 from palace_lab.lifecycle.traffic import parse_call
+from palace_lab.model import Message
 from palace_lab.store import Palace
 
 
@@ -29,8 +30,6 @@ def test_other_agents_tools_and_secrets():
     assert subject(parse_call("TodoWrite", '{"todos": []}')) == ""
     newer_codex = parse_call("shell_command", '{"command": "cargo test -q", "workdir": "/r"}')
     assert newer_codex.kind == "shell" and subject(newer_codex, "/r/") == "cargo test -q"
-    from palace_lab.model import Message
-
     call = Message("c", 0, "tool_call", '{"command": "export GH=ghp_' + "a1B2" * 9 + '"}',
                    "k", tool_name="Bash")
     assert "ghp_" not in tool_subjects([call])[0]
