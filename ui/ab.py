@@ -13,7 +13,7 @@ from palace_lab.store.contents import absent_terms, projects, titles
 from palace_lab.errors import SearchError
 from palace_lab.search.modes import list_modes, parse_mode
 from ui.data import cards_of, content_key
-from ui.exchange import md_escape, show_card, show_messages
+from ui.exchange import md_escape, show_asked, show_card, show_messages
 from ui.layout import metric_row
 from ui.rooms import stats as room_stats
 from ui.search import prepare_search
@@ -215,8 +215,7 @@ def hit_card(side: str, hit, query_id: str, judged: dict[str, int], cards_: dict
                    + (f" · graded **{current}**" if current is not None else ""))
         if hit.exchange_id in cards_:
             show_card(cards_[hit.exchange_id])
-        else:
-            st.text(hit.preview)
+        show_asked(palace().exchange(hit.exchange_id))
         # A wrapping row: on a narrow column "Read" moves under the grades instead of the
         # grades shrinking into a scroller that hides grade 3.
         with st.container(horizontal=True, wrap=True, vertical_alignment="center"):
@@ -249,4 +248,5 @@ def _reader_body(exchange) -> None:
         card = cards_of([exchange.exchange_id]).get(exchange.exchange_id)
         if card is not None:
             show_card(card)
+        show_asked(exchange)
         show_messages(palace(), exchange, key="lab_rd")

@@ -14,7 +14,9 @@ from typing import TYPE_CHECKING
 
 import streamlit as st
 
+from palace_lab.lifecycle.subject import tool_subjects
 from palace_lab.redact import redact_card
+from palace_lab.request import request_opening
 
 if TYPE_CHECKING:
     from palace_lab.store import Palace
@@ -51,6 +53,13 @@ def show_card(card) -> None:
         more = len(card.files_touched) - 4
         lines.append("files: " + ", ".join(card.files_touched[:4]) + (f" (+{more})" if more > 0 else ""))
     st.text(unescape("\n".join(lines)))  # one element per card: one field per line
+
+
+def show_asked(exchange) -> None:
+    """The opening of the person's request under a card (redacted: :mod:`palace_lab.request`)."""
+    opening = request_opening(exchange) if exchange is not None else ""
+    if opening:
+        st.text(f"asked: {opening}")
 
 
 def unescape(text: str) -> str:
@@ -121,12 +130,14 @@ def show_text(text: str, key: str, *, code: bool) -> None:
         st.text(chunk)
 
 
-def show_message(m, key: str) -> None:
+def show_message(m, key: str, subject: str = "") -> None:
+    """One message; a tool row is collapsed and named by its ``subject`` (file or command)."""
     name, icon = role_label(m)
     if m.role in TOOL_ROLES:  # collapsed, with its size; sent to the page only when opened
         lines = m.text.count("\n") + 1
         size = f"{len(m.text):,} characters · {lines:,} line{'s' if lines > 1 else ''}"
-        box = st.expander(md_escape(f"{name} · {size}"),
+        named = f"{name} · {subject}" if subject else name
+        box = st.expander(md_escape(f"{named} · {size}"),
                           icon=icon, key=f"{key}_open", on_change="rerun")
         if box.open:
             with box:
@@ -149,8 +160,10 @@ def show_messages(palace: Palace, exchange, key: str = "x") -> None:
     if len(messages) > PAGE_MESSAGES:
         st.caption(f"messages {page * PAGE_MESSAGES + 1}–{page * PAGE_MESSAGES + len(shown)} of "
                    f"{len(messages)}")
+    subjects = tool_subjects(messages, files_touched=exchange.files_touched,
+                             project=exchange.project)
     for m in shown:
-        show_message(m, f"{key}_{exchange.exchange_id}_{m.position}")
+        show_message(m, f"{key}_{exchange.exchange_id}_{m.position}", subjects.get(m.position, ""))
     if len(messages) > PAGE_MESSAGES:  # a long exchange is read top to bottom: turn the page here
         pager("Messages page", len(messages), PAGE_MESSAGES, f"{key}_{exchange.exchange_id}_page",
               bottom=True)

@@ -11,7 +11,7 @@ from palace_lab import rooms
 from palace_lab.charts.rooms import co_occurrence_heatmap, projection_scatter, room_map
 from palace_lab.store.memo import code_version
 from ui.data import budget, card_map_for, cards, content_key, disk_cached
-from ui.exchange import paged, show_card, show_messages
+from ui.exchange import paged, show_asked, show_card, show_messages
 from ui.search import prepare
 from ui.state import db_path, distiller_version, embedder_name, engine_for, palace
 
@@ -69,8 +69,9 @@ def drill_down() -> None:
     p = palace()
     st.caption("Distilled card")
     show_card(card)
-    st.caption("Verbatim exchange")
     exchange = p.exchange(card.exchange_id)
+    show_asked(exchange)
+    st.caption("Verbatim exchange")
     if exchange is not None:
         show_messages(p, exchange, key="rooms_rd")
 

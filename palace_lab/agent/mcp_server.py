@@ -60,6 +60,8 @@ class HitOut(BaseModel):
     rank: int
     score: float
     preview: str = Field(description="the start of the exchange's opening user message")
+    request: str = Field(default="", description="the opening of the person's own request "
+                         "(injected IDE/system blocks removed, secrets redacted)")
     card: CardOut | None = Field(description="the distilled card (None before distilling)")
 
 
@@ -139,7 +141,8 @@ class StatsOut(BaseModel):
 
 DESCRIPTIONS = {
     "search": "Search past sessions: the k best exchanges for a query, best first, each with its "
-              "distilled card and a preview. Same ranking as `palace-lab search`. " + NOTICE,
+              "distilled card, the opening of the person's request (`request`) and a preview. "
+              "Same ranking as `palace-lab search`. " + NOTICE,
     "get_exchange": "Read one exchange verbatim (request, agent text, tool calls and output), "
                     "one page of characters at a time: call again with offset=next_offset until "
                     "it is null. Secrets are shown as [REDACTED:kind]. " + NOTICE,

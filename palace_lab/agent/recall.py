@@ -3,15 +3,18 @@
 - :meth:`Recall.search` is :meth:`palace_lab.search.SearchEngine.search` with the arguments of
   ``palace-lab search`` (mode, k, project, since, until, room; without a mode, the palace's
   saved default, else the library's: :meth:`Recall.default_mode`), so an agent gets exactly
-  the ranking the CLI prints. Each hit carries the exchange's project and timestamp and its
-  distilled card (core, context, rooms, files). The engine is the serving generation of
+  the ranking the CLI prints. Each hit carries the exchange's project and timestamp, its
+  distilled card (core, context, rooms, files) and ``request``, the opening of the person's
+  request (:func:`palace_lab.request.request_opening`). The engine is the serving generation of
   :mod:`palace_lab.agent.serving`: while a watcher writes, the previous generation answers
   until the next one is built (seconds behind, never blocked).
 - :meth:`Recall.exchange` is the drill-down: the verbatim exchange, one page of characters at a
   time (``offset``/``limit``, at most :data:`MAX_PAGE`), so a huge tool output never floods the
   agent's context; ``next_offset`` says where the next page starts (None on the last page).
   Secrets are redacted (:mod:`palace_lab.redact`) before paging, in pages and previews alike:
-  a credential an old tool output printed is not handed to the next agent.
+  a credential an old tool output printed is not handed to the next agent. Cards are redacted
+  again as they are read (a card stored before a redaction rule existed), as in the CLI and
+  the app.
 - :meth:`Recall.pack` is :func:`palace_lab.lifecycle.build_pack`: never over its budget.
 - :meth:`Recall.rooms` is the room map with counts; :meth:`Recall.stats` the palace in numbers.
 
@@ -29,7 +32,8 @@ from pathlib import Path
 from typing import TYPE_CHECKING
 
 from palace_lab.errors import PalaceError
-from palace_lab.redact import redact_text
+from palace_lab.redact import redact_card, redact_text
+from palace_lab.request import request_opening
 
 if TYPE_CHECKING:
     from palace_lab.store import Palace
@@ -60,6 +64,7 @@ def projects(palace: Palace) -> dict[str, int]:
 def card_dict(card) -> dict | None:
     if card is None:
         return None
+    card = redact_card(card)[0]  # a card stored before a redaction rule existed
     return {"core": card.exchange_core, "context": card.specific_context,
             "keywords": list(card.keywords), "rooms": [r.to_dict() for r in card.room_assignments],
             "files": list(card.files_touched)}
@@ -129,6 +134,7 @@ class Recall:
         for h in hits:
             e = self.palace.exchange(h.exchange_id)
             out.append({**h.to_dict(), "preview": redact_text(h.preview),
+                        "request": request_opening(e) if e else "",
                         "project": e.project if e else None,
                         "timestamp": e.timestamp if e else None,
                         "card": card_dict(cards.get(h.exchange_id))})

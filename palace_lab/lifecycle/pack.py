@@ -19,8 +19,10 @@ A pack is built from the distilled cards of one distiller version:
    Every card field and the focus pass the redactor first (:func:`palace_lab.redact.redact_card`).
 4. Rendering: items grouped by room (the room asked for, else the card's room that most
    candidates share, then the most relevant one), rooms in the order of their best item,
-   items in rank order; every item names its exchange id for drill-down. Markdown (a
-   CLAUDE.md-style file) or compact JSON.
+   items in rank order; every item names its exchange id for drill-down and, on its next line,
+   what the person asked (the opening of the request, :func:`palace_lab.request.request_opening`,
+   redacted, :data:`REQUEST_CHARS` characters: a pack spends its budget on cards first).
+   Markdown (a CLAUDE.md-style file) or compact JSON.
 """
 
 from __future__ import annotations
@@ -28,16 +30,16 @@ from __future__ import annotations
 import json
 from collections import Counter
 from collections.abc import Sequence
+from dataclasses import dataclass, field, replace
 from typing import TYPE_CHECKING
-
-from palace_lab.redact import redact_card, redact_text
-from dataclasses import dataclass, field
 
 from palace_lab.distill.terms import LOOSE_TERM
 from palace_lab.errors import InputError, PalaceError
 from palace_lab.lifecycle.consolidate import parse_time
 from palace_lab.lifecycle.importance import LEVELS, tag
 from palace_lab.lifecycle.sentences import split_sentences
+from palace_lab.redact import redact_card, redact_text
+from palace_lab.request import request_opening
 from palace_lab.tokens import DEFAULT_ENCODING, count_tokens
 
 if TYPE_CHECKING:
@@ -46,6 +48,7 @@ if TYPE_CHECKING:
 FORMATS = ("markdown", "json")
 IMPORTANCE = {"critical": 1.0, "high": 0.75, "medium": 0.5, "low": 0.25}
 HALF_LIFE_DAYS = 30.0
+REQUEST_CHARS = 120
 _TERM = LOOSE_TERM
 
 
@@ -63,6 +66,7 @@ class PackItem:
     core: str
     context: str
     files: tuple[str, ...] = ()
+    request: str = ""  # the opening of the person's request, redacted
 
     def to_dict(self) -> dict:
         return {**vars(self), "files": list(self.files), "priority": round(self.priority, 4)}
@@ -203,7 +207,8 @@ def markdown_item(i: PackItem) -> str:
         line += f" — `{_one_line(i.context)}`"
     if i.files:
         line += f" (files: {', '.join(i.files[:5])})"
-    return " ".join(line.split()) + "\n"
+    asked = f"\n  asked: {_one_line(i.request)}" if i.request else ""
+    return " ".join(line.split()) + asked + "\n"
 
 
 def render_markdown(items: Sequence[PackItem], meta: dict) -> str:
@@ -276,6 +281,9 @@ def build_pack(palace: Palace, budget: int, *, focus_query: str | None = None, p
     focus = {k: redact_text(v) for k, v in (("query", focus_query), ("project", project),
                                              ("room", room)) if v}
     meta = {"distiller": distiller, "budget": budget, "encoding": encoding, "focus": focus}
+    _, _, most = _fit(ranking, meta, fmt, budget, encoding)  # a request only adds tokens
+    ranking = [replace(i, request=request_opening(exchanges[i.exchange_id], REQUEST_CHARS))
+               for i in ranking[:most]] + ranking[most:]
     text, tokens, n = _fit(ranking, meta, fmt, budget, encoding)
     return Pack(text, fmt, budget, tokens, tuple(ranking[:n]),
                 tuple(i.exchange_id for i in ranking), distiller, encoding, focus)

@@ -23,7 +23,7 @@ EDIT_TOOLS = frozenset("edit multiedit write notebookedit apply_patch create_fil
                        "edit_file str_replace_editor str_replace_based_edit_tool".split())
 READ_TOOLS = frozenset("read notebookread grep glob ls view read_file list_dir view_file "
                        "search_files".split())
-SHELL_TOOLS = frozenset("bash exec_command shell local_shell run_terminal_cmd container.exec "
+SHELL_TOOLS = frozenset("bash exec_command shell shell_command local_shell run_terminal_cmd container.exec "
                         "run_command".split())
 STDIN_TOOLS = frozenset({"write_stdin"})
 PLAN_TOOLS = frozenset({"todowrite", "update_plan"})  # plans restate the request: not kept

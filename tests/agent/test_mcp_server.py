@@ -233,3 +233,22 @@ def test_secrets_in_a_verbatim_exchange_are_redacted(tmp_path):
         recall.close()
     assert key not in page["text"] and "[REDACTED:" in page["text"]
     assert key not in hit["preview"] and "[REDACTED:" in hit["preview"]
+
+
+def test_search_hits_carry_the_persons_request_redacted(tmp_path):
+    """Over stdio, as an agent sees it: each hit names what the person asked (no IDE block, its
+    secret redacted), beside the card, which is redacted again on read (a stale card)."""
+    from person_palace import ASKED, KIND, SECRET, STALE_SECRET, person_palace
+
+    db = person_palace(tmp_path)
+
+    async def steps(session):
+        return structured(await session.call_tool("search", {"query": "nightly ledger sync",
+                                                             "mode": "bm25:verbatim"}))
+
+    hit = session_run(db, steps)["hits"][0]
+    assert hit["request"] == f"{ASKED} gh token [REDACTED:{KIND}]"
+    assert hit["preview"]  # every key of before is kept
+    card = json.dumps(hit["card"])
+    assert STALE_SECRET not in card and "[REDACTED:anthropic_api_key]" in card
+    assert SECRET not in json.dumps(hit)

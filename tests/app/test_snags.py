@@ -154,9 +154,11 @@ def test_the_load_report_tells_empty_and_merged_files_from_failures(tmp_path, mo
     assert "2 empty files skipped" in said
     assert [w.value for w in at.warning] == ["1 files were not ingested"]  # the notes only
     table = at.dataframe[-1].value
+    from palace_lab.ingest import PARSER_MODULES
+
     assert table.to_dict("records") == [{"file": "notes/deep/todo.md", "reason":
-                                         "is not a known export; formats tried: claude-code, "
-                                         "codex, chatgpt, claude-ai, aider, palace-jsonl"}]
+                                         "is not a known export; formats tried: "
+                                         + ", ".join(PARSER_MODULES)}]
     at.button(key="load_path_go").click().run()  # the same folder again
     clean(at)
     assert [s.value for s in at.success] == ["All 1 files unchanged since the last load: "

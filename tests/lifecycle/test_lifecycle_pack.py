@@ -98,3 +98,17 @@ def test_bad_inputs_are_input_errors_and_a_mistyped_mode_is_refused(palace):
     with pytest.raises(SearchError, match="bm25:verbatimm"):  # never a silent term-overlap pack
         build_pack(palace, 5000, focus_query="cache", search_mode="bm25:verbatimm")
     assert build_pack(palace, 5000, focus_query="cache", search_mode="bm25:verbatim").items
+
+
+def test_each_item_says_what_the_person_asked_redacted(tmp_path):
+    from person_palace import ASKED, KIND, SECRET, person_palace
+
+    from palace_lab.store import Palace
+
+    with Palace.open(person_palace(tmp_path), create=False) as palace:
+        markdown = build_pack(palace, 2000)
+        compact = build_pack(palace, 2000, fmt="json")
+    assert f"\n  asked: {ASKED} gh token [REDACTED:{KIND}]\n" in markdown.text
+    assert "  asked: rename the column amount to total in the invoices table\n" in markdown.text
+    assert [i.request for i in compact.items][:1] and all(i.request for i in compact.items)
+    assert f"[REDACTED:{KIND}]" in compact.text and SECRET not in markdown.text + compact.text
