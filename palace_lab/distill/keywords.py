@@ -25,6 +25,7 @@ from functools import lru_cache
 
 from palace_lab.distill.base import CorpusStats
 from palace_lab.distill.noise import is_noise, without_blobs
+from palace_lab.ingest.claude_code import person_words
 from palace_lab.distill.spans import word_cost
 from palace_lab.distill.terms import terms
 
@@ -57,8 +58,8 @@ def stem_idf(s: str, stats: CorpusStats) -> float:
 def zones(messages: list[tuple[str, str]], request: str) -> dict[str, str]:
     """The exchange's text by zone (see the module docstring), from its rendered messages."""
     final = next((t for label, t in reversed(messages) if label == "assistant"), "")
-    request = request or next((t for label, t in messages if label == "user"), "")
-    said = "\n".join(t for label, t in messages if label in ("user", "assistant"))
+    request = person_words(request or next((t for label, t in messages if label == "user"), ""))
+    said = person_words("\n".join(t for label, t in messages if label in ("user", "assistant")))
     written = {zone: without_blobs(text) for zone, text in
                (("request", request), ("final", final), ("said", said))}
     # Pasted machine text weighs as tool output does, whoever pasted it (noise.is_blob_line).

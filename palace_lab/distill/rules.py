@@ -44,6 +44,7 @@ from palace_lab.distill.rooms_rules import assign_rooms
 from palace_lab.distill.core import make_core
 from palace_lab.distill.spans import text_cost
 from palace_lab.distill.terms import idf, salient_terms, terms
+from palace_lab.ingest.claude_code import person_words
 from palace_lab.model import DistilledCard, Exchange
 
 VERSION = "rules:v5"  # v5: the core is whole sentences or clauses (distill.core)
@@ -178,7 +179,9 @@ class RulesDistiller(Distiller):
         # The core spends its budget on what the context does not already say.
         seen = set(terms(context))
         core_weights = {t: w * self.repeat_weight if t in seen else w for t, w in weights.items()}
-        request = (exchange.request or next((t for lbl, t in messages if lbl == "user"), ""))
+        # The person's words first: an IDE selection or a system reminder is not the request.
+        request = person_words(exchange.request
+                               or next((t for lbl, t in messages if lbl == "user"), ""))
         core = make_core(request[:REQUEST_CHARS], final_report(messages), said, core_weights,
                          core_budget, max_chars=self.core_chars,
                          request_share=self.request_share)

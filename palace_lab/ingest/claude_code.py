@@ -120,6 +120,8 @@ def classify_user_text(text: str, record: dict) -> tuple[str, bool, bool]:
         return "system", False, False
     if stripped.startswith("[Request interrupted by user"):
         return "system", False, False
+    if stripped.startswith("<task-notification>"):  # a background task's notice to the agent
+        return "system", False, True
     if stripped.startswith(("<local-command-stdout>", "<local-command-stderr>")):
         return "system", False, False
     if stripped.startswith("<bash-input>"):

@@ -182,3 +182,29 @@ def test_transcripts_of_our_own_prompts_are_not_indexed(tmp_path, palace):
     report = ingest_paths(palace, [tmp_path])
     assert report.totals()["skipped"]["own_prompt_transcript"] == 1
     assert [e.request for e in palace.exchanges()] == ["a real request"]
+
+
+def test_a_warmup_subagent_is_kept_but_never_searched_nor_a_request(tmp_path, palace):
+    # Claude Code warms its subagents with a "Warmup" prompt; their "I'm ready to help" replies
+    # became the largest concept room of a real palace ("ready help").
+    folder = tmp_path / "proj"
+    write_jsonl(folder / f"{SID}.jsonl", [
+        rec("user", "w01", "Fix the flaky checkout test"),
+        rec("assistant", "w04", [{"type": "text", "text": "Fixed: the test now waits for the cart."}],
+            message_extra={"id": "m1"}),
+        rec("user", "w05", "<task-notification>\n<task-id>b0be</task-id>\n<status>completed</status>"
+                           "\n</task-notification>"),
+    ])
+    write_jsonl(folder / "agent-9f.jsonl", [
+        rec("user", "w02", "Warmup", isSidechain=True),
+        rec("assistant", "w03", [{"type": "text", "text": "I'm ready to help you search the codebase."}],
+            isSidechain=True, message_extra={"id": "m2"}),
+    ])
+    ingest_paths(palace, [folder])
+    [exchange] = palace.exchanges()  # neither the warm-up nor the task notice opens one
+    assert exchange.request == "Fix the flaky checkout test"
+    assert "ready to help" not in exchange.verbatim and "Warmup" not in exchange.dialogue
+    messages = palace.messages(SID)
+    warm = [m for m in messages if m.meta.get("warmup")]
+    assert [m.text[:6] for m in warm] == ["Warmup", "I'm re"]  # kept and counted
+    assert not any(m.searchable for m in warm)
