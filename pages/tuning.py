@@ -3,7 +3,7 @@ the first, fusion weight and RRF k with live metrics, and the cross-validated gr
 
 import streamlit as st
 
-from palace_lab.experiments.query_sets import judged_set
+from palace_lab.experiments.query_sets import is_probe, judged_set, set_label
 from ui.defaults import make_default_version
 from ui.state import distiller_version, guard, palace, query_set
 from ui.tuning import compare, fusion_panel, grid_panel, pure_pair, redistill, sample, trial_distiller
@@ -16,7 +16,7 @@ if not base:
     st.stop()
 
 queries, qrels = judged_set(palace(), query_set())
-st.caption(f"Base card version **{base}** (sidebar) · query set **{query_set() or 'none'}** with "
+st.caption(f"Base card version **{base}** (sidebar) · query set **{set_label(query_set() or 'none')}** with "
            f"{len(queries)} judged queries.")
 tabs = st.tabs(["Card versions", "Fusion knobs", "Grid search"], key="tune_tab", on_change="rerun")
 tab_cards, tab_fusion, tab_grid = tabs
@@ -41,4 +41,4 @@ with shown, guard():
         if shown is tab_fusion:
             fusion_panel(run_a, run_b, queries, qrels)
         else:
-            grid_panel(run_a, run_b, queries, qrels)
+            grid_panel(run_a, run_b, queries, qrels, probe=is_probe(query_set()))

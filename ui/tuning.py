@@ -21,6 +21,9 @@ from ui.exchange import md_escape
 from ui.search import mode_runs
 from ui.state import distiller_version, engine, palace
 
+FEW_HINT = ("Grade a handful of your own questions on **Grade your questions** (pooled hits, "
+            "keyboard 0-3), or import a graded set on **Evaluation › Query sets**.")
+
 
 def trial_distiller():
     """The distiller the person configured: rules knobs, or Anthropic with an edited prompt."""
@@ -152,11 +155,22 @@ def fusion_panel(run_a: str, run_b: str, queries: list[dict], qrels: dict) -> No
                "Apply a weighting as the search default on **Grid search**.")
 
 
-def grid_panel(run_a: str, run_b: str, queries: list[dict], qrels: dict) -> None:
+def grid_panel(run_a: str, run_b: str, queries: list[dict], qrels: dict, *, probe: bool = False) -> None:
+    n = len(qrels)
+    if n < fusion_tuning.MIN_GRID_QUERIES:
+        st.info(f"The grid search cross-validates over queries, so it needs at least "
+                f"{fusion_tuning.MIN_GRID_QUERIES} judged queries, each its own fold at least; "
+                f"this set has {n}. {FEW_HINT}", icon=":material/info:")
+        return
+    if probe:
+        st.warning("This set is a known-item probe: a fusion tuned on it favours verbatim search "
+                   "and cannot become the search default. " + FEW_HINT, icon=":material/science:")
     runs = mode_runs([run_a, run_b], queries, k=fusion_tuning.DEPTH)
     a, b, c = st.columns(3)
     metric = a.selectbox("Metric", ["mrr", "ndcg@10", "p@1"], key="tune_grid_metric")
-    folds = b.number_input("Folds", 2, 10, 5, key="tune_folds")
+    most = min(10, n)  # no more folds than queries
+    folds = b.number_input("Folds", 2, most, min(5, most), key=f"tune_folds_{most}",
+                           help=f"k-fold cross-validation over the {n} judged queries (2 to {most})")
     seed = c.number_input("Seed", 0, 10_000, 0, key="tune_grid_seed")
     result = fusion_tuning.grid_search(run_a, run_b, runs[run_a], runs[run_b], qrels, metric=metric,
                                        folds=int(folds), seed=int(seed))
@@ -169,7 +183,7 @@ def grid_panel(run_a: str, run_b: str, queries: list[dict], qrels: dict) -> None
     weights, ks, scores = fusion_tuning.grid_matrix(result)
     st.plotly_chart(grid_heatmap(weights, ks, scores, metric=metric, best=result.in_sample["params"]),
                     width="stretch")
-    baselines(result, queries, qrels)
+    baselines(result, queries, qrels, probe=probe)
     with st.expander("Per-fold choices"):
         folds_table = pd.DataFrame(result.folds).assign(params=lambda d: d["params"].map(str))
         st.dataframe(folds_table, width="stretch", hide_index=True)
