@@ -6,7 +6,8 @@ import streamlit as st
 from palace_lab.experiments.query_sets import is_probe, judged_set, set_label
 from ui.defaults import make_default_version
 from ui.state import distiller_version, guard, palace, query_set
-from ui.tuning import compare, fusion_panel, grid_panel, pure_pair, redistill, sample, trial_distiller
+from ui.tuning import (compare, fusion_panel, grid_panel, knob_note, prompt_preview, pure_pair,
+                       redistill, sample, trial_distiller)
 
 st.title("Tuning")
 base = distiller_version()
@@ -30,6 +31,8 @@ with shown, guard():
         if distiller.version == base:
             st.info("These settings make the base version itself: change a knob or the prompt.")
         else:
+            prompt_preview(distiller, ids)
+            knob_note(distiller, ids)
             redistill(distiller, ids)
             compare(distiller.version, ids, queries, qrels)
             make_default_version(distiller)

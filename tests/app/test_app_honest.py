@@ -169,3 +169,35 @@ def test_the_grade_buttons_have_keyboard_shortcuts(app_env):
     assert shortcuts["grade_0"] == "0" and shortcuts["grade_3"] == "3"
     assert shortcuts["grade_skip"].lower() == "right" and shortcuts["grade_back"].lower() == "left"
     assert ui.grading.POOL_MODES
+
+
+def test_a_rules_knob_that_changes_no_card_says_why(app_env):
+    at = start("pages/tuning.py")
+    at.number_input(key="tune_knob_budget_tokens").set_value(60).run()
+    clean(at)
+    said = texts(at)
+    assert "change **none of the 40** sample cards" in said and "is a ceiling" in said
+    at.number_input(key="tune_knob_budget_tokens").set_value(38).run()
+    at.number_input(key="tune_knob_mean_tokens").set_value(80).run()
+    clean(at)
+    assert any("sample cards" in c.value and "These knobs change" in c.value for c in at.caption)
+
+
+def test_a_local_model_previews_the_prompt_and_distils_a_sample(app_env):
+    from openai_stub import OpenAIStub, first_user_text
+
+    at = start("pages/tuning.py")
+    at.radio(key="tune_backend").set_value("openai-compat").run()
+    clean(at)
+    prompt = "\n".join(t.value for t in at.text)
+    assert "<exchange>" in prompt  # the rendered prompt, before any server is asked
+    with OpenAIStub() as stub:
+        at.text_input(key="tune_base_url").input(stub.base_url).run()
+        at.slider(key="tune_n").set_value(4).run()
+        at.button(key="tune_preview_go").click().run()
+        clean(at)
+        assert len(stub.calls()) == 1 and "<exchange>" in first_user_text(stub.calls()[0].body)
+        assert any("detail:" in t.value for t in at.text)  # the previewed card
+        at.button(key="tune_go").click().run()
+        clean(at)
+    assert "cards made" in at.success[0].value
