@@ -27,7 +27,9 @@ PREVIEW_CHARS = 1200
 def questions_panel() -> list[dict]:
     """Add questions (typed or from a file); returns the questions of the own set."""
     p = palace()
-    with st.container(border=True):
+    have = p.queries(pooling.OWN_SET)
+    with st.expander(f"Your questions ({len(have)}): add more" if have else "Your questions",
+                     expanded=not have, icon=":material/edit_note:"):
         text = st.text_area("Your questions, one per line: what you would really ask of this "
                             "history", key="grade_text", height=110,
                             placeholder="why did we move the index to substring matching?\n"

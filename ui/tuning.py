@@ -250,10 +250,10 @@ def grid_panel(run_a: str, run_b: str, queries: list[dict], qrels: dict, *, prob
     c[1].metric(f"In-sample best {metric}", f"{result.in_sample['score']:.3f}",
                 help=md_escape(result.in_sample["mode"]))
     c[2].metric("Optimism (in-sample − CV)", f"{result.optimism:+.3f}", delta_color="off")
+    baselines(result, queries, qrels, probe=probe)  # the verdict first, the grid behind it
     weights, ks, scores = fusion_tuning.grid_matrix(result)
     st.plotly_chart(grid_heatmap(weights, ks, scores, metric=metric, best=result.in_sample["params"]),
                     width="stretch")
-    baselines(result, queries, qrels, probe=probe)
     with st.expander("Per-fold choices"):
         folds_table = pd.DataFrame(result.folds).assign(params=lambda d: d["params"].map(str))
         st.dataframe(folds_table, width="stretch", hide_index=True)

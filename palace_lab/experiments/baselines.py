@@ -77,6 +77,9 @@ def recommend(tuned_mode: str, row: Mapping | None, *, probe: bool, metric: str 
     interval_clear = row.get("delta_lo") is not None and row["delta_lo"] > 0
     if row["significant"] and row["delta"] > 0 and interval_clear:
         return Recommendation(True, f"Recommended: `{tuned_mode}` beats the current default ({gap}).")
+    if row["significant"] and row["delta"] < 0:
+        return Recommendation(False, "No change recommended: the tuned fusion is significantly "
+                              f"worse than the current default ({gap}). Keep the default.")
     return Recommendation(False, f"No change recommended: the tuned fusion is not significantly "
                           f"better than the current default ({gap}). Keep the default, or grade "
                           "more questions to tell them apart.")

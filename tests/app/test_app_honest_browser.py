@@ -49,7 +49,9 @@ def shoot(url: str, name: str, wait_for: str, *, before=None) -> None:
             settle(page)
             if before:
                 before(page)
-            page.get_by_text(wait_for).first.wait_for(timeout=LONG)
+            shown = page.get_by_text(wait_for).first
+            shown.wait_for(timeout=LONG)
+            shown.scroll_into_view_if_needed()
             assert page.locator('[data-testid="stException"]').count() == 0
             page.screenshot(path=SHOTS / f"{name}-{width}x{height}.png")
 
@@ -58,8 +60,7 @@ def test_probe_graded_pooled_and_tuned_in_chromium(palace_db, tmp_path):
     from palace_lab.experiments.query_sets import import_query_files
     from palace_lab.store import Palace
 
-    env = {"PALACE_LAB_DB": str(palace_db), "PALACE_LAB_PALACES": str(tmp_path / "own"),
-           "PALACE_LAB_CACHE_DIR": str(tmp_path / "cache")}
+    env = {"PALACE_LAB_DB": str(palace_db), "PALACE_LAB_PALACES": str(tmp_path / "own")}
     with streamlit_server(env) as url:
         shoot(url, "overview-known-item-only", "No graded query set yet")
         with Palace.open(palace_db) as p:
@@ -80,7 +81,7 @@ def test_probe_graded_pooled_and_tuned_in_chromium(palace_db, tmp_path):
         with chromium(1440, 900) as page:  # pooled grading with the keyboard
             page.goto(f"{url}/grading")
             settle(page)
-            page.get_by_label("Your questions", exact=False).fill(
+            page.get_by_role("textbox", name="Your questions, one per line").fill(
                 "why did we move the full-text index to substring matching?\n"
                 "where is the retry backoff configured?\nwhat broke the docker build?")
             page.get_by_role("button", name="Add questions").click()

@@ -51,3 +51,5 @@ def test_a_change_is_recommended_only_when_significant_on_graded_queries():
     assert not noise.change and noise.text.startswith("No change recommended")
     assert "-0.020 to +0.120" in noise.text and "40 queries" in noise.text
     assert not tuning_baselines.recommend("wrrf(x)", None, probe=False).change
+    loss = tuning_baselines.recommend("wrrf(x)", _row(-0.06, -0.1, -0.02, 0.01), probe=False)
+    assert not loss.change and "significantly worse" in loss.text
