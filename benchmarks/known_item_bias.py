@@ -10,8 +10,9 @@ less biased one). For each (set, source) it reports:
 - Kendall's tau-b and Spearman's rho between the modes' MRR@10 on graded questions and on
   known-item queries (1 = the probe ranks the modes exactly as the graded questions do);
 - the mean over seeds when ``--seeds`` > 1 (each seed a different known-item set);
-- "kept" (best distilled MRR / best verbatim MRR) on both, the figure the Overview headlines;
-- the best mode on each.
+- "kept" (best distilled MRR / best verbatim MRR) on both, the figure the Overview headlines
+  (known-item: the mean over seeds);
+- bm25:verbatim's MRR and the best mode on each (known-item: the first seed's set).
 
 Every query searches the whole palace (LoCoMo's questions are not scoped to their own
 conversation here, unlike ``palace-lab bench``), the same way for both kinds of query. Relevance:
@@ -123,7 +124,9 @@ def measure(palace, graded_set: str, rel_level: int, *, n: int, seeds: int, embe
             tau, rho = correlate(graded, ki)
             taus.append(tau), rhos.append(rho), kis.append((ki, len(items.queries)))
         ki0, made = kis[0]
-        k_kept, k_best = kept(ki0)
+        k_best = kept(ki0)[1]
+        ratios = [k for k in (kept(ki)[0] for ki, _ in kis) if k is not None]
+        k_kept = sum(ratios) / len(ratios) if ratios else None
         rows.append({"set": graded_set, "graded_queries": len(queries), "source": source,
                      "known_item_queries": made, "seeds": seeds, "kendall_tau": sum(taus) / seeds,
                      "spearman_rho": sum(rhos) / seeds, "kept_graded": g_kept, "kept_known_item": k_kept,
@@ -146,7 +149,41 @@ def markdown(rows: list[dict]) -> str:
         f"`{r['best_graded']}` | `{r['best_known_item']}` |\n" for r in rows)
 
 
+def run_one(name: str, work: Path, given: dict, args) -> list[dict]:
+    """One set's rows (``sample`` or a benchmark name)."""
+    try:  # before torch runs: onnxruntime imported after a torch encode crashed this process
+        import onnxruntime  # noqa: F401
+    except ImportError:
+        pass
+    if name != "sample" and name not in given and not BENCHES[name].exists():
+        print(f"{name}: skipped, {BENCHES[name]} is absent", file=sys.stderr)
+        return []
+    if name == "sample":
+        palace, graded_set, rel = sample_palace(work)
+    else:
+        palace, graded_set, rel = bench_palace(name, work, Path(given[name]) if name in given else None)
+    started = time.monotonic()
+    rows = measure(palace, graded_set, rel, n=args.n, seeds=args.seeds, embedder=args.embedder)
+    print(f"{graded_set}: {time.monotonic() - started:.0f} s", file=sys.stderr)
+    return rows
+
+
+def in_child(name: str, work: Path, argv: list[str]) -> list[dict]:
+    """Each set in a process of its own: one set's indexes and model never outlive it (a native
+    index freed late in a long process is what a crash would come from)."""
+    import subprocess
+
+    out = work / f"rows-{name}.json"
+    code = subprocess.call([sys.executable, __file__, *argv, "--only", name, "--work", str(work),
+                            "--json", str(out)])
+    if code or not out.exists():
+        print(f"{name}: skipped (exit code {code})", file=sys.stderr)
+        return []
+    return json.loads(out.read_text(encoding="utf-8"))
+
+
 def main(argv: list[str] | None = None) -> int:
+    argv = sys.argv[1:] if argv is None else argv
     parser = argparse.ArgumentParser(description=__doc__.split("\n")[0])
     parser.add_argument("--work", type=Path, help="folder for the palaces (default: temporary)")
     parser.add_argument("--palace", action="append", default=[], metavar="NAME=DB",
@@ -154,29 +191,22 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--n", type=int, default=100, help="known-item queries per set (default 100)")
     parser.add_argument("--seeds", type=int, default=3, help="known-item sets per source (default 3)")
     parser.add_argument("--embedder", default="minilm")
+    parser.add_argument("--only", choices=["sample", *BENCHES], help="one set, in this process")
     parser.add_argument("--json", type=Path, help="also write the rows as JSON")
     args = parser.parse_args(argv)
     given = dict(p.split("=", 1) for p in args.palace)
     with tempfile.TemporaryDirectory(prefix="ki-bias-") as tmp:
         work = args.work or Path(tmp)
         work.mkdir(parents=True, exist_ok=True)
-        rows = []
-        sets = [lambda: sample_palace(work)] + [
-            (lambda name=name: bench_palace(name, work, Path(given[name]) if name in given else None))
-            for name in BENCHES]
-        for make in sets:
-            started = time.monotonic()
-            try:
-                palace, graded_set, rel = make()
-            except (OSError, ValueError) as exc:
-                print(f"skipped: {exc}", file=sys.stderr)
-                continue
-            rows += measure(palace, graded_set, rel, n=args.n, seeds=args.seeds, embedder=args.embedder)
-            palace.close()
-            print(f"{graded_set}: {time.monotonic() - started:.0f} s", file=sys.stderr)
-    print(markdown(rows))
+        if args.only:
+            rows = run_one(args.only, work, given, args)
+        else:
+            passed = [a for a in argv if not a.startswith("--json") and a != str(args.json)]
+            rows = [r for name in ["sample", *BENCHES] for r in in_child(name, work, passed)]
     if args.json:
         args.json.write_text(json.dumps(rows, indent=1), encoding="utf-8")
+    if not args.only:
+        print(markdown(rows))
     return 0
 
 

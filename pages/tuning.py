@@ -19,6 +19,10 @@ if not base:
 queries, qrels = judged_set(palace(), query_set())
 st.caption(f"Base card version **{base}** (sidebar) · query set **{set_label(query_set() or 'none')}** with "
            f"{len(queries)} judged queries.")
+if is_probe(query_set()):
+    st.warning("The sidebar's query set is a **known-item probe**: its queries copy the exchanges' "
+               "own words and favour verbatim search, so figures here are a lexical regression "
+               "check, and no search default can be applied from them.", icon=":material/science:")
 tabs = st.tabs(["Card versions", "Fusion knobs", "Grid search"], key="tune_tab", on_change="rerun")
 tab_cards, tab_fusion, tab_grid = tabs
 shown = next((t for t in tabs if t.open), tab_cards)

@@ -18,7 +18,7 @@ from palace_lab.search.modes import list_modes, parse_mode
 from ui.exchange import md_escape
 from ui.search import mode_runs
 from ui.state import SAMPLE_DATA, distiller_version, palace, query_set
-from ui.story import headline
+from ui.story import few_queries, headline
 
 SWEEP_DEFAULT = "\n".join([
     "rrf(bm25:verbatim,hnsw:core;k=10)", "rrf(bm25:verbatim,hnsw:core;k=30)",
@@ -103,6 +103,7 @@ def judged() -> tuple[list[dict], dict] | None:
 
 def table_panel(report, n_queries: int) -> None:
     headline(report.summary, probe=experiments.is_probe(query_set()))
+    few_queries({"queries": n_queries})
     table = report.to_dataframe()
     table["significant"] = [_significance(v, d) for v, d in zip(table["significant"], table["d"])]
     st.dataframe(table, width="stretch", hide_index=True)

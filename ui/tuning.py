@@ -232,9 +232,6 @@ def grid_panel(run_a: str, run_b: str, queries: list[dict], qrels: dict, *, prob
                 f"{fusion_tuning.MIN_GRID_QUERIES} judged queries, each its own fold at least; "
                 f"this set has {n}. {FEW_HINT}", icon=":material/info:")
         return
-    if probe:
-        st.warning("This set is a known-item probe: a fusion tuned on it favours verbatim search "
-                   "and cannot become the search default. " + FEW_HINT, icon=":material/science:")
     runs = mode_runs([run_a, run_b], queries, k=fusion_tuning.DEPTH)
     a, b, c = st.columns(3)
     metric = a.selectbox("Metric", ["mrr", "ndcg@10", "p@1"], key="tune_grid_metric")

@@ -66,10 +66,16 @@ def test_overview_on_graded_queries_names_their_number_and_interval(app_env):
     assert kept.value.endswith("%") and "graded queries of set sample" in kept.help
 
 
-def test_generating_known_items_refreshes_the_set_table_and_labels_it_a_probe(app_env):
-    at = start("pages/evaluation.py")
-    at.session_state["eval_tab"] = "Query sets"
+def on_tab(page: str, key: str, label: str, at=None):
+    """``page`` (started unless ``at`` is given) with its tab ``label`` open."""
+    at = at or start(page)
+    at.session_state[key] = label
     at.run()
+    return at
+
+
+def test_generating_known_items_refreshes_the_set_table_and_labels_it_a_probe(app_env):
+    at = on_tab("pages/evaluation.py", "eval_tab", "Query sets")
     at.button(key="eval_ki_go").click().run()
     clean(at)
     table = at.dataframe[0].value
@@ -88,9 +94,7 @@ def test_generating_known_items_refreshes_the_set_table_and_labels_it_a_probe(ap
 
 
 def grid(at):
-    at.session_state["tune_tab"] = "Grid search"
-    at.run()
-    clean(at)
+    clean(on_tab("pages/tuning.py", "tune_tab", "Grid search", at))
     return at
 
 
@@ -106,6 +110,9 @@ def test_grid_search_on_one_judged_query_guides_instead_of_failing(app_env):
     said = texts(at)
     assert "needs at least 2 judged queries" in said and "this set has 1" in said
     assert "Grade your questions" in said
+    table = start("pages/evaluation.py")  # one judged query: "retrieval kept" says how little it rests on
+    clean(table)
+    assert any("rest on only **1** graded question:" in w.value for w in table.warning)
 
 
 def test_a_tuning_recommendation_carries_its_interval_and_test(app_env):
