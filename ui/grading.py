@@ -17,7 +17,7 @@ from ui.data import cards_of
 from ui.exchange import clip, md_escape, show_card
 from ui.search import build_status, mode_runs, ready_modes
 from ui.state import palace
-from ui.story import headline
+from ui.story import few_queries, headline
 
 # One mode per family, so the pool holds what each kind of search would show first.
 POOL_MODES = ("bm25:verbatim", "hnsw:verbatim", "bm25:core+keywords", "hnsw:core", DEFAULT_MODE)
@@ -130,6 +130,7 @@ def results_panel(queries: list[dict], runs: dict) -> None:
     report = experiments.report(chosen, qrels, graded)
     summary = {**report.summary, "intervals": experiments.headline_intervals(chosen, qrels, report.summary)}
     headline(summary)
+    few_queries({"queries": len(graded)})
     table = report.to_dataframe()
     intervals = experiments.mode_intervals(chosen, qrels)
     table.insert(2, "mrr 95% interval", table["mode"].map(intervals))

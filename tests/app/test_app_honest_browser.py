@@ -98,6 +98,22 @@ def test_probe_graded_pooled_and_tuned_in_chromium(palace_db, tmp_path):
             assert grades == [0, 3]
             SHOTS.mkdir(parents=True, exist_ok=True)
             page.screenshot(path=SHOTS / "pooled-grading-1440x900.png")
+            depth = page.get_by_role("spinbutton", name="Hits per mode pooled")
+            depth.fill("1")
+            depth.press("Enter")  # a shallow pool, graded to the end by keyboard
+            settle(page, LONG)
+            done = page.get_by_text("Every pooled hit is graded")
+            for grade in "3030303030303030303030":
+                if done.count():
+                    break
+                page.locator("h1").first.click()
+                page.keyboard.press(grade)
+                settle(page, LONG)
+            done.wait_for(timeout=LONG)
+            table = page.get_by_text("Your own table")
+            table.scroll_into_view_if_needed()
+            page.get_by_text("graded questions").last.wait_for(timeout=LONG)
+            page.screenshot(path=SHOTS / "own-table-1440x900.png")
         with chromium(1024, 700) as page:
             page.goto(f"{url}/grading")
             settle(page)
