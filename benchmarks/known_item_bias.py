@@ -84,9 +84,8 @@ def mode_mrr(engine, queries, qrels, modes, rel_level: int) -> dict[str, float]:
 
 def kept(mrr: dict[str, float]) -> tuple[float | None, str]:
     """Best distilled / best verbatim MRR, and the best mode overall."""
-    from palace_lab.evaluate.report import headline
+    from palace_lab.evaluate.report import headline, mode_table
     from palace_lab.experiments.query_sets import describe_modes
-    from palace_lab.evaluate.report import mode_table
 
     info = mode_table(describe_modes(mrr))
     h = headline(mrr, info)

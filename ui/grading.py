@@ -14,7 +14,7 @@ from palace_lab.experiments import ab
 from palace_lab.experiments import query_sets as experiments
 from palace_lab.search.modes import DEFAULT_MODE
 from ui.data import cards_of
-from ui.exchange import clip, md_escape, show_card
+from ui.exchange import clip, show_card
 from ui.search import build_status, mode_runs, ready_modes
 from ui.state import palace
 from ui.story import few_queries, headline
