@@ -16,6 +16,7 @@ PAGES = {
     ],
     "Retrieval": [
         st.Page("pages/search_lab.py", title="Search lab (A/B)", icon=":material/compare:"),
+        st.Page("pages/grading.py", title="Grade your questions", icon=":material/fact_check:"),
         st.Page("pages/evaluation.py", title="Evaluation", icon=":material/leaderboard:"),
         st.Page("pages/tuning.py", title="Tuning", icon=":material/tune:"),
     ],

@@ -5,13 +5,14 @@ import streamlit as st
 from palace_lab.budget import HEADLINE_NAME, headline_text, other_text
 from palace_lab.paper import BUDGET as PAPER
 from palace_lab.charts.budget import per_1000_bars, token_histogram
-from palace_lab.experiments.query_sets import judged_set
+from palace_lab.experiments.query_sets import headline_set, judged_set
 from ui.data import budget
 from ui.defaults import default_note, overview_default
 from ui.layout import metric_row
 from ui.palaces import label
 from ui.state import db_path, distiller_version, guard, palace, query_set
-from ui.story import PAPER_RATIO, compression, definitions_table, figures, lead, retrieval_kept
+from ui.story import (PAPER_RATIO, compression, definitions_table, figures, kept_metric, lead,
+                      retrieval_kept)
 
 st.title("Your agent memory, distilled")
 p = palace()
@@ -42,13 +43,12 @@ with guard():
     c2.metric("The paper", PAPER_RATIO,
               help=f"{PAPER['verbatim_mean']} → {PAPER['core_mean']} tokens per exchange over "
                    f"{PAPER['exchanges']:,} exchanges ({PAPER['source']})")
-    c4.metric("Retrieval kept", "–" if not kept or kept.get("distilled_over_verbatim") is None
-              else f"{kept['distilled_over_verbatim']:.0%}",
-              help="best distilled MRR / best verbatim MRR on the judged queries (paper: 96%)")
+    kept_metric(c4, kept)  # graded queries only, with their number and interval
     definitions_table(d)
     retrieval_kept(version, kept)
     default_note("Overview")
-    overview_default(*judged_set(p, query_set()))
+    graded = headline_set(p, query_set())  # a known-item probe never makes a headline
+    overview_default(*(judged_set(p, graded) if graded else ([], {})))
     st.subheader("Carrying 1,000 exchanges")
     per = d["per_1000_exchanges"]
     st.caption(f"Like for like: the paper's ≈{PAPER['per_1000']['verbatim']:,} tokens (its verbatim, "

@@ -42,9 +42,11 @@ def default_note(where: str) -> None:
         set_search_default(None)
 
 
-def baselines(tuning, queries: list[dict], qrels: dict) -> None:
-    """The tuned fusion against the best verbatim-only mode and the current default, and the
-    button that makes the in-sample best this palace's search default."""
+def baselines(tuning, queries: list[dict], qrels: dict, *, probe: bool = False) -> None:
+    """The tuned fusion against the best verbatim-only mode and the current default, each delta
+    with its interval, the recommendation (a change only when significant on graded queries),
+    and the button that makes the in-sample best this palace's search default (never from a
+    known-item ``probe``)."""
     current, tuned = search_default(), tuning.in_sample["mode"]
     # Once applied, the palace's default is the tuned mode itself: compare with the project's.
     others = [m for m in dict.fromkeys([current, DEFAULT_MODE]) if m != tuned]
@@ -58,22 +60,27 @@ def baselines(tuning, queries: list[dict], qrels: dict) -> None:
     rows = tuning_baselines.against(tuning.held_out, chosen, qrels, tuning.metric)
     st.markdown(f"**Does tuning beat the baselines?** Cross-validated {tuning.metric} of the tuned "
                 "fusion (each query scored by knobs chosen without it) against each baseline, "
-                "paired t-test over the same queries.")
-    st.dataframe(pd.DataFrame(rows).style.format({"baseline_score": "{:.3f}", "tuned_cv": "{:.3f}",
-                                                  "delta": "{:+.3f}", "p": "{:.3f}"}),
-                 width="stretch", hide_index=True)
-    apply_button(tuning.in_sample["mode"], beaten=all(r["verdict"].startswith("tuned is better")
-                                                      for r in rows))
+                "paired t-test over the same queries, delta with its 95% bootstrap interval.")
+    st.dataframe(pd.DataFrame(rows).style.format(
+        {"baseline_score": "{:.3f}", "tuned_cv": "{:.3f}", "delta": "{:+.3f}", "p": "{:.3f}",
+         "delta_lo": "{:+.3f}", "delta_hi": "{:+.3f}"}, na_rep="–"), width="stretch", hide_index=True)
+    row = next((r for r in rows if r["baseline"].endswith(f": {current}")), None) \
+        if current != tuned else None
+    advice = tuning_baselines.recommend(tuned, row, probe=probe, metric=tuning.metric)
+    (st.success if advice.change else st.info)(advice.text, icon=":material/recommend:")
+    apply_button(tuned, recommended=advice.change, probe=probe)
 
 
-def apply_button(mode: str, *, beaten: bool) -> None:
+def apply_button(mode: str, *, recommended: bool, probe: bool = False) -> None:
     current = search_default()
     st.markdown(f"Best on all judged queries: `{mode}`"
-                + ("" if beaten else " — it does not beat every baseline significantly, so "
-                   "applying it is a choice, not a measured gain."))
+                + ("" if recommended else " — not a measured gain over the current default, so "
+                   "applying it would be a choice, not a finding."))
     a, b = st.columns(2)
-    if a.button("Apply as search default", type="primary", disabled=mode == current,
-                key="tune_apply", help="the Search lab and the Overview use it for this palace"):
+    why = ("a known-item probe cannot set the search default: tune on graded queries"
+           if probe else "the Search lab and the Overview use it for this palace")
+    if a.button("Apply as search default", type="primary" if recommended else "secondary",
+                disabled=mode == current or probe, key="tune_apply", help=why):
         set_search_default(mode)
     if b.button("Reset to project default", disabled=current == DEFAULT_MODE, key="tune_reset",
                 help=f"back to {DEFAULT_MODE}"):

@@ -18,7 +18,7 @@ from palace_lab.search.modes import list_modes, parse_mode
 from ui.exchange import md_escape
 from ui.search import mode_runs
 from ui.state import SAMPLE_DATA, distiller_version, palace, query_set
-from ui.story import headline
+from ui.story import few_queries, headline
 
 SWEEP_DEFAULT = "\n".join([
     "rrf(bm25:verbatim,hnsw:core;k=10)", "rrf(bm25:verbatim,hnsw:core;k=30)",
@@ -30,6 +30,9 @@ SWEEP_DEFAULT = "\n".join([
 
 def query_sets_panel() -> None:
     p = palace()
+    done = st.session_state.pop("eval_done", None)  # said after the rerun that refreshed the lists
+    if done:
+        st.success(done)
     rows = experiments.set_rows(p)
     if rows:
         st.dataframe(pd.DataFrame(rows).fillna(0), width="stretch", hide_index=True)
@@ -43,10 +46,11 @@ def query_sets_panel() -> None:
         missing = not all(f.exists() for f in files)
         if st.button("Import sample queries + qrels", key="eval_import", disabled=missing):
             counts = experiments.import_query_files(p, *files)
-            st.success(f"{counts['queries']} queries and {counts['judgments']} judgments stored as set "
-                       f"**sample** ({counts['dangling']} judgments name exchanges not in this palace).")
+            refreshed(f"{counts['queries']} queries and {counts['judgments']} judgments stored as set "
+                      f"**sample** ({counts['dangling']} judgments name exchanges not in this palace).")
     with b.container(border=True):
-        st.markdown("**Known-item queries** — generated from the palace's own exchanges.")
+        st.markdown("**Known-item queries: a probe**, generated from the palace's own exchanges. "
+                    "Never used for the Overview's figures or a search default.")
         st.warning(f"Bias: {BIAS}", icon=":material/warning:")
         n = st.number_input("How many", 5, 500, 50, key="eval_ki_n")
         seed = st.number_input("Seed", 0, 10_000, 0, key="eval_ki_seed")
@@ -54,10 +58,17 @@ def query_sets_panel() -> None:
             items = known_item_queries(p.exchanges(), n=int(n), seed=int(seed))
             save_known_items(p, items)
             short = ", ".join(f"{n} {t}" for t, n in items.meta["shortfall"].items())
-            st.success(f"{items.meta['n_made']} queries stored as set **known_item**"
-                       + (f"; {short} fewer than asked (this palace cannot supply them)" if short else ""))
+            refreshed(f"{items.meta['n_made']} queries stored as set **known_item** (a probe)"
+                      + (f"; {short} fewer than asked (this palace cannot supply them)" if short else ""))
     st.caption("Your A/B queries form the **lab** set (judge *human*). Choose the set to evaluate "
                "in the sidebar; human grades take precedence over imported and LLM grades.")
+
+
+def refreshed(message: str) -> None:
+    """Rerun so the sidebar's query sets and the table above show what was just stored; the
+    message is shown after the rerun."""
+    st.session_state["eval_done"] = message
+    st.rerun()
 
 
 def mode_choice() -> list[str]:
@@ -84,11 +95,15 @@ def judged() -> tuple[list[dict], dict] | None:
         st.info(f"The query set **{md_escape(qset or 'none')}** has no judged query yet. Import or "
                 "generate a set under **Query sets**, or grade results in the Search lab.")
         return None
+    if experiments.is_probe(qset):
+        st.warning(f"**{md_escape(experiments.set_label(qset))}**: figures for lexical regressions, "
+                   f"not the paper's result. {BIAS}", icon=":material/science:")
     return queries, qrels
 
 
 def table_panel(report, n_queries: int) -> None:
-    headline(report.summary)
+    headline(report.summary, probe=experiments.is_probe(query_set()))
+    few_queries({"queries": n_queries})
     table = report.to_dataframe()
     table["significant"] = [_significance(v, d) for v, d in zip(table["significant"], table["d"])]
     st.dataframe(table, width="stretch", hide_index=True)

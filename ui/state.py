@@ -186,7 +186,10 @@ def sidebar() -> None:
                          index=versions.index(current) if current in versions else 0)
         sets = p.query_sets()
         if sets:
-            st.selectbox("Query set", sets, key="query_set", index=sets.index(query_set()))
+            from palace_lab.experiments.query_sets import set_label
+
+            st.selectbox("Query set", sets, key="query_set", index=sets.index(query_set()),
+                         format_func=set_label)
 
 
 @contextmanager

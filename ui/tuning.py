@@ -17,26 +17,74 @@ from palace_lab.distill.run import distill_palace
 from palace_lab.search.modes import list_modes
 from palace_lab.tokens import count_tokens
 from ui.defaults import baselines
-from ui.exchange import md_escape
+from ui.exchange import clip, md_escape, show_card
 from ui.search import mode_runs
-from ui.state import distiller_version, engine, palace
+from ui.data import content_key
+from ui.state import db_path, distiller_version, engine, palace, palace_at
+
+FEW_HINT = ("Grade a handful of your own questions on **Grade your questions** (pooled hits, "
+            "keyboard 0-3), or import a graded set on **Evaluation › Query sets**.")
+
+
+BACKENDS = {"rules": "offline: knobs below",
+            "openai-compat": "a local model (Ollama, llama.cpp, vLLM, LM Studio): no key, no cost",
+            "anthropic": "Claude with your prompt (needs a key)"}
+LOCAL_URL = "http://127.0.0.1:11434/v1"  # Ollama's OpenAI-compatible endpoint
 
 
 def trial_distiller():
-    """The distiller the person configured: rules knobs, or Anthropic with an edited prompt."""
-    backend = st.radio("Backend", ["rules", "anthropic"], horizontal=True, key="tune_backend",
-                       captions=["offline: knobs below", "Claude with your prompt (needs a key)"])
+    """The distiller the person configured: rules knobs, a local model behind an
+    OpenAI-compatible server, or Anthropic, the last two with an edited prompt."""
+    backend = st.radio("Backend", list(BACKENDS), horizontal=True, key="tune_backend",
+                       captions=list(BACKENDS.values()))
     if backend == "rules":
         return get_distiller("rules", **knobs(type(get_distiller("rules"))))
     with st.expander("Placeholders the template may use"):
         st.dataframe(pd.Series(PLACEHOLDERS, name="meaning"), width="stretch")
     template = st.text_area("Per-exchange prompt template", DEFAULT_TEMPLATE, height=320, key="tune_template")
     a, b, c = st.columns(3)
+    if backend == "openai-compat":
+        url = a.text_input("Server (OpenAI-compatible)", os.environ.get("PALACE_LAB_OPENAI_BASE_URL")
+                           or LOCAL_URL, key="tune_base_url", help="as `palace-lab distill "
+                           "--distiller openai-compat --base-url`")
+        model = b.text_input("Model", os.environ.get("PALACE_LAB_OPENAI_MODEL") or "llama3.2:3b",
+                             key="tune_local_model")
+        cap = c.number_input("Hard cost cap (USD, 0 for a local server)", 0.0, 100.0, 0.0,
+                             key="tune_local_cap")
+        return get_distiller("openai-compat", template=template, base_url=url, model=model,
+                             max_cost_usd=cap or None, max_concurrency=1, timeout=120.0)
     key = a.text_input("Anthropic API key (this session only, never stored)", type="password", key="tune_key")
     model = b.text_input("Model", "claude-haiku-4-5", key="tune_model")
     cap = c.number_input("Hard cost cap (USD)", 0.0, 100.0, 0.5, key="tune_cap")
     return get_distiller("anthropic", template=template, api_key=key or None, model=model,
                          max_cost_usd=cap)
+
+
+def prompt_preview(distiller, ids: list[str]) -> None:
+    """The prompt as it would be sent for one sample exchange (no key, no server needed), and
+    a one-card preview from the chosen model when it can be reached."""
+    if distiller.backend == "rules" or not ids:
+        return
+    p = palace()
+    with st.expander("Preview: the prompt for one sample exchange, and its card", expanded=True):
+        pick = st.selectbox("Exchange", ids, key="tune_preview_id",
+                            format_func=lambda e: f"{e} · {(p.exchange(e).preview if p.exchange(e) else '')[:70]}")
+        exchange = p.exchange(pick)
+        if exchange is None:
+            return
+        st.text(clip(distiller.prompt_for(exchange), 6000))  # as text: it holds conversation text
+        can = distiller.backend == "openai-compat" or has_anthropic_key()
+        if st.button("Distil this one exchange now", key="tune_preview_go", disabled=not can,
+                     help=None if can else "needs an Anthropic API key"):
+            with st.spinner(f"asking {distiller.version.split(':')[1]}…"):
+                distill_palace(p, distiller, exchange_ids=[pick], batch_size=1)
+        card = next((c for c in p.cards(distiller.version) if c.exchange_id == pick), None)
+        if card is not None:
+            show_card(card)
+
+
+def has_anthropic_key() -> bool:
+    return bool(st.session_state.get("tune_key") or os.environ.get("ANTHROPIC_API_KEY"))
 
 
 # The rules distiller's knobs in words (palace_lab/distill/rules.py, "Budget rule").
@@ -78,6 +126,32 @@ def knobs(factory) -> dict:
     return chosen
 
 
+@st.cache_data(max_entries=16, show_spinner="comparing the sample's cards under both knob settings…")
+def _knob_effect(path: str, content: str, knobs_: tuple, ids: tuple):
+    from palace_lab.distill.corpus import palace_stats
+    from palace_lab.experiments.knob_effects import knob_effect
+
+    p = palace_at(path)
+    exchanges = list(p.exchanges_by_id(list(ids)).values())
+    return knob_effect(get_distiller("rules", **dict(knobs_)), exchanges, palace_stats(p))
+
+
+def knob_note(distiller, ids: list[str]) -> None:
+    """Whether the rules knobs chosen change any sample card, and why not when they do not."""
+    from palace_lab.experiments.knob_effects import changed_knobs
+
+    if distiller.backend != "rules" or not ids or not changed_knobs(distiller):
+        return
+    chosen = tuple(sorted((n, v) for n, (_, v) in changed_knobs(distiller).items()))
+    effect = _knob_effect(str(db_path()), content_key(), chosen, tuple(ids))
+    if effect.changed:
+        st.caption(f"These knobs change **{effect.changed} of {effect.total}** sample cards "
+                   "(core, context or keywords), measured before re-distilling.")
+        return
+    st.warning(f"These knobs change **none of the {effect.total}** sample cards. "
+               + " ".join(effect.reasons), icon=":material/info:")
+
+
 def sample(qrels: dict) -> list[str]:
     a, b = st.columns(2)
     n = a.slider("Sample size (exchanges)", 4, 200, 40, key="tune_n")
@@ -92,8 +166,7 @@ def redistill(distiller, ids: list[str]) -> None:
                f"{len(ids)} sample exchanges already have its card"
                + (f" · estimated cost **${plan.cost_usd:.4f}**" if plan.paid else ""))
     ok = not plan.paid or st.checkbox(plan.confirmation(), key="tune_confirm")
-    has_key = st.session_state.get("tune_key") or os.environ.get("ANTHROPIC_API_KEY")
-    if distiller.backend == "anthropic" and not has_key:
+    if distiller.backend == "anthropic" and not has_anthropic_key():
         st.info("Enter an Anthropic API key to distill with Claude; it is kept for this session only.")
         ok = False
     if st.button("Re-distill the sample", type="primary", disabled=not plan.pending or not ok, key="tune_go"):
@@ -152,11 +225,19 @@ def fusion_panel(run_a: str, run_b: str, queries: list[dict], qrels: dict) -> No
                "Apply a weighting as the search default on **Grid search**.")
 
 
-def grid_panel(run_a: str, run_b: str, queries: list[dict], qrels: dict) -> None:
+def grid_panel(run_a: str, run_b: str, queries: list[dict], qrels: dict, *, probe: bool = False) -> None:
+    n = len(qrels)
+    if n < fusion_tuning.MIN_GRID_QUERIES:
+        st.info(f"The grid search cross-validates over queries, so it needs at least "
+                f"{fusion_tuning.MIN_GRID_QUERIES} judged queries, each its own fold at least; "
+                f"this set has {n}. {FEW_HINT}", icon=":material/info:")
+        return
     runs = mode_runs([run_a, run_b], queries, k=fusion_tuning.DEPTH)
     a, b, c = st.columns(3)
     metric = a.selectbox("Metric", ["mrr", "ndcg@10", "p@1"], key="tune_grid_metric")
-    folds = b.number_input("Folds", 2, 10, 5, key="tune_folds")
+    most = min(10, n)  # no more folds than queries
+    folds = b.number_input("Folds", 2, most, min(5, most), key=f"tune_folds_{most}",
+                           help=f"k-fold cross-validation over the {n} judged queries (2 to {most})")
     seed = c.number_input("Seed", 0, 10_000, 0, key="tune_grid_seed")
     result = fusion_tuning.grid_search(run_a, run_b, runs[run_a], runs[run_b], qrels, metric=metric,
                                        folds=int(folds), seed=int(seed))
@@ -166,10 +247,10 @@ def grid_panel(run_a: str, run_b: str, queries: list[dict], qrels: dict) -> None
     c[1].metric(f"In-sample best {metric}", f"{result.in_sample['score']:.3f}",
                 help=md_escape(result.in_sample["mode"]))
     c[2].metric("Optimism (in-sample − CV)", f"{result.optimism:+.3f}", delta_color="off")
+    baselines(result, queries, qrels, probe=probe)  # the verdict first, the grid behind it
     weights, ks, scores = fusion_tuning.grid_matrix(result)
     st.plotly_chart(grid_heatmap(weights, ks, scores, metric=metric, best=result.in_sample["params"]),
                     width="stretch")
-    baselines(result, queries, qrels)
     with st.expander("Per-fold choices"):
         folds_table = pd.DataFrame(result.folds).assign(params=lambda d: d["params"].map(str))
         st.dataframe(folds_table, width="stretch", hide_index=True)

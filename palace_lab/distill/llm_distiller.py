@@ -196,6 +196,11 @@ class LLMDistiller(Distiller):
         counts = merge_counts(verbatim.counts, sent.counts)
         return Job(exchange, sent.text, f"{request}\n{text}", files, counts)
 
+    def prompt_for(self, exchange: Exchange) -> str:
+        """The user turn this distiller would send for ``exchange``, exactly (redacted,
+        shortened): a preview that needs no key, no server and no money."""
+        return self._job(exchange).user_text
+
     def _draft(self, exchange: Exchange) -> str:
         """The user turn without redaction: as long as the real one to within a few
         characters per secret, and cheap enough to estimate a whole palace."""

@@ -14,6 +14,17 @@ over the palace, case- and whitespace-insensitive substring match). Grades: the 
 3; every other exchange that contains the same string 2 (for ``mixed``: the anchor and every
 request word), so the qrels are not wrong where a string recurs. Deterministic for a seed.
 
+Two sources (``source``), measured against graded queries by ``benchmarks/known_item_bias.py``:
+
+- ``verbatim`` (the first generator): strings from the whole exchange, tool calls and tool
+  output included, and ``conceptual`` as a copied phrase of the request. What a person never
+  saw (a stack frame, a key deep in a JSON dump) becomes a query only verbatim BM25 can find.
+- ``dialogue`` (the default since issue 27): strings only from what the person and the agent
+  *said* (``Exchange.dialogue``, no tool traffic, independent of any card), and ``conceptual``
+  as a bag of the request's content words in shuffled order (``request_words``), closer to
+  how a person recalls an exchange; a type the palace cannot supply (no file paths in a chat)
+  leaves its quota to the others. It still copies words, so it is still a probe.
+
 BIAS, stated in every result's metadata: known-item queries reuse the exchange's own words.
 They favour lexical (BM25) and verbatim search and exact strings, and they do not measure
 conceptual recall (finding an exchange from a paraphrase or a vaguer memory of it). Read
@@ -26,7 +37,7 @@ import random
 import re
 from collections import Counter
 from collections.abc import Callable, Iterable, Sequence
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from typing import TYPE_CHECKING
 
 from palace_lab.errors import InputError
@@ -38,6 +49,8 @@ if TYPE_CHECKING:
     from palace_lab.store import Palace
 
 QUERY_TYPES = ("exact_term", "file_path", "error", "conceptual", "mixed")
+SOURCES = ("dialogue", "verbatim")  # where query strings come from; the first is the default
+BAG_WORDS = 4  # words of a request_words query (a shuffled bag, not a copied phrase)
 SCARCE_FIRST = ("error", "file_path", "mixed", "exact_term", "conceptual")  # who picks first
 BIAS = ("Known-item queries reuse the source exchange's own words: they favour lexical/verbatim "
         "search and exact strings and do not measure conceptual recall (paraphrased or vague "
@@ -118,10 +131,33 @@ def _mixed(ex: Exchange, rng: random.Random) -> list[str]:
     return out
 
 
+def _request_words(ex: Exchange, rng: random.Random) -> list[str]:
+    """The request's content words as a shuffled bag (``conceptual`` of the dialogue source):
+    a memory of what was asked, not a phrase copied from it."""
+    words = list(dict.fromkeys(_content_words(ex.request)))
+    if len(words) < 3:
+        return []
+    out = []
+    for _ in range(3):
+        bag = rng.sample(words, min(BAG_WORDS, len(words)))
+        out.append(" ".join(bag))
+    return out
+
+
 CANDIDATES: dict[str, Callable[[Exchange, random.Random], list[str]]] = {
     "exact_term": _exact_terms, "file_path": _file_paths, "error": _errors,
     "conceptual": _fragments, "mixed": _mixed,
 }
+BAGS = {"conceptual": _request_words}  # the dialogue source's replacements
+
+
+def _candidates(qtype: str, source: str) -> Callable[[Exchange, random.Random], list[str]]:
+    return BAGS.get(qtype, CANDIDATES[qtype]) if source == "dialogue" else CANDIDATES[qtype]
+
+
+def _view(ex: Exchange, source: str) -> Exchange:
+    """The text queries may copy from: the whole exchange, or only what was said."""
+    return replace(ex, verbatim=ex.dialogue or ex.request) if source == "dialogue" else ex
 
 
 # ---------------------------------------------------------------------- the corpus
@@ -141,8 +177,11 @@ class _Corpus:
         words = [w for w in _WORD.findall(candidate.lower()) if len(w) > 1]
         return min((self.df.get(w, 0) for w in words), default=len(self.ids))
 
-    def containing(self, query: str, qtype: str) -> list[int]:
-        """Positions of the exchanges that contain the query's string(s)."""
+    def containing(self, query: str, qtype: str, bag: bool = False) -> list[int]:
+        """Positions of the exchanges that contain the query's string(s) (``bag``: every word)."""
+        if bag:
+            words = _norm(query).split()
+            return [i for i in range(len(self.norm)) if all(w in self.words[i] for w in words)]
         if qtype == "mixed":
             anchor, *words = _norm(query).split()
             return [i for i, text in enumerate(self.norm)
@@ -152,13 +191,15 @@ class _Corpus:
 
 
 def _pick(position: int, ex: Exchange, qtype: str, corpus: _Corpus, rng: random.Random,
-          max_df: int, taken: set[str]) -> tuple[str, list[int]] | None:
+          max_df: int, taken: set[str], source: str = "verbatim") -> tuple[str, list[int]] | None:
     """The exchange's rarest new candidate of ``qtype`` found in at most ``max_df`` exchanges."""
-    candidates = sorted(CANDIDATES[qtype](ex, rng), key=lambda c: (corpus.df_bound(c), -len(c), c))
+    make = _candidates(qtype, source)
+    candidates = sorted(make(_view(ex, source), rng), key=lambda c: (corpus.df_bound(c), -len(c), c))
+    bag = make is _request_words
     for candidate in [c for c in candidates if _norm(c) not in taken][:5]:
-        if corpus.df_bound(candidate) > max_df:
+        if corpus.df_bound(candidate) > max_df and not bag:  # a bag is rare as a whole, not per word
             break
-        hits = corpus.containing(candidate, qtype)
+        hits = corpus.containing(candidate, qtype, bag=bag)
         if position in hits and len(hits) <= max_df:
             return candidate, hits
     return None
@@ -183,21 +224,25 @@ def _quotas(n: int, types: Sequence[str]) -> dict[str, int]:
     return {t: n // len(types) + (1 if i < n % len(types) else 0) for i, t in enumerate(types)}
 
 
-def _check(types: Sequence[str], n: int, max_df: int) -> None:
+def _check(types: Sequence[str], n: int, max_df: int, source: str) -> None:
     unknown = [t for t in types if t not in CANDIDATES]
     if unknown or not types:
         raise InputError(f"unknown query types {unknown}; valid types: {', '.join(CANDIDATES)}")
+    if source not in SOURCES:
+        raise InputError(f"unknown source {source!r}; valid sources: {', '.join(SOURCES)}")
     if n < 1 or max_df < 1:
         raise InputError("n and max_df must be at least 1")
 
 
 def known_item_queries(exchanges: Iterable[Exchange], *, n: int = 50, seed: int = 0,
-                       types: Sequence[str] = QUERY_TYPES, max_df: int = 3) -> KnownItemSet:
-    """About ``n`` known-item queries spread evenly over ``types``, at most one per exchange.
+                       types: Sequence[str] = QUERY_TYPES, max_df: int = 3,
+                       source: str = SOURCES[0]) -> KnownItemSet:
+    """About ``n`` known-item queries spread evenly over ``types``, at most one per exchange,
+    their strings taken from ``source`` (module docstring).
 
     A type the palace cannot supply (no error lines, say) falls short; ``meta["shortfall"]``
-    says by how much. Same exchanges and seed, same queries."""
-    _check(types, n, max_df)
+    says by how much. Same exchanges, seed and source, same queries."""
+    _check(types, n, max_df, source)
     exs = sorted(exchanges, key=lambda ex: ex.exchange_id)
     corpus, rng = _Corpus(exs), random.Random(seed)
     order = list(range(len(exs)))
@@ -210,25 +255,38 @@ def known_item_queries(exchanges: Iterable[Exchange], *, n: int = 50, seed: int 
     while any(cursor[t] < len(order) and _count(made, t) < quotas[t] for t in types):
         for qtype in sorted(types, key=SCARCE_FIRST.index):  # rare types choose first
             if _count(made, qtype) < quotas[qtype]:
-                found = _next(qtype, order, cursor, (used, taken), exs, corpus, rng, max_df)
+                found = _next(qtype, order, cursor, (used, taken), exs, corpus, rng, (max_df, source))
                 made.extend([found] if found else [])
+    if source == "dialogue":  # a type the palace lacks (no paths in a chat) leaves its quota to the rest
+        _fill(made, n, types, order, cursor, (used, taken), exs, corpus, rng, max_df)
     made.sort(key=lambda item: (types.index(item[0]), order.index(item[1])))
-    return _assemble(made, corpus, n, seed, types, max_df)
+    items = _assemble(made, corpus, n, seed, types, max_df)
+    return replace(items, meta={**items.meta, "source": source})
+
+
+def _fill(made, n, types, order, cursor, seen, exs, corpus, rng, max_df) -> None:
+    """Up to ``n`` queries from the types that can still supply them, rare types first."""
+    while len(made) < n and any(cursor[t] < len(order) for t in types):
+        for qtype in sorted(types, key=SCARCE_FIRST.index):
+            if len(made) < n and cursor[qtype] < len(order):
+                found = _next(qtype, order, cursor, seen, exs, corpus, rng, (max_df, "dialogue"))
+                made.extend([found] if found else [])
 
 
 def _count(made: list, qtype: str) -> int:
     return sum(1 for item in made if item[0] == qtype)
 
 
-def _next(qtype, order, cursor, seen, exs, corpus, rng, max_df):
+def _next(qtype, order, cursor, seen, exs, corpus, rng, limits):
     """The next unused exchange (from this type's cursor on) that yields a new ``qtype`` query."""
     used, taken = seen
+    max_df, source = limits
     while cursor[qtype] < len(order):
         position = order[cursor[qtype]]
         cursor[qtype] += 1
         if position in used:
             continue
-        picked = _pick(position, exs[position], qtype, corpus, rng, max_df, taken)
+        picked = _pick(position, exs[position], qtype, corpus, rng, max_df, taken, source)
         if picked:
             used.add(position)
             taken.add(_norm(picked[0]))

@@ -31,6 +31,7 @@ CUT = 10
 METRICS = ("mrr", "p@1", "ndcg@10", "mean_grade@10")
 WEIGHTS = (0.0, 0.1, 0.2, 0.3, 0.4, 0.5, 0.6, 0.7, 0.8, 0.9, 1.0)
 KS = (1, 5, 10, 20, 40, 60, 100)
+MIN_GRID_QUERIES = 2  # k-fold CV needs 2 <= folds <= queries
 
 
 def _cut(scores: Mapping[str, float], cut: int) -> dict[str, float]:

@@ -4,8 +4,15 @@ paper-style evaluation of many modes on them.
 Query sets live in the palace (``queries.query_set``): the bundled sample's (:data:`SAMPLE_SET`,
 judged by its qrels file as judge ``qrels:sample``), the person's A/B queries (``lab``, judge
 ``human``) and generated known-item queries (``known_item``, judge ``qrels:known_item``; their
-bias is :data:`palace_lab.evaluate.known_item.BIAS`). A query is *judged* when the palace holds
-at least one judgment for it; only judged queries are evaluated.
+bias is :data:`palace_lab.evaluate.known_item.BIAS`), and the person's own questions graded over
+pooled hits (``mine``, judge ``human``: :mod:`palace_lab.evaluate.pooling`). A query is *judged*
+when the palace holds at least one judgment for it; only judged queries are evaluated.
+
+*Graded* and *probe* sets: a known-item set (any set named ``known_item…``) is a **probe** — its
+queries copy the exchanges' own words, so it tells lexical regressions apart but not whether the
+cards keep what a person asks for. Every other set with judgments is **graded** (a person or a
+qrels file judged it). Headline figures (the Overview, "retrieval kept", a search default
+applied from Tuning) rest on graded sets only: :func:`headline_set`.
 
 Evaluating many modes on the same queries embeds them once through
 :class:`palace_lab.index.memo.MemoEmbedder`.
@@ -19,6 +26,7 @@ from typing import TYPE_CHECKING
 
 from palace_lab.errors import InputError
 from palace_lab.evaluate.base import Qrels, Run
+from palace_lab.evaluate.bootstrap import mean_interval, paired_interval, ratio_interval
 from palace_lab.evaluate.io import read_qrels, read_queries
 from palace_lab.evaluate.metrics import per_query
 from palace_lab.evaluate.report import PaperReport, paper_table
@@ -34,6 +42,34 @@ DEFAULT_MODES = ("bm25:verbatim", "hnsw:verbatim", "exact:verbatim", "bm25:core"
                  "exact:core", "bm25:core+keywords", "hybrid-wrrf", "hybrid-rrf", "hybrid-combmnz",
                  "hybrid-wsum", "verbatim-fusion", "distilled-fusion", "card-fusion")
 CORRECTIONS = ("holm", "bonferroni")
+FEW_QUERIES = 20  # below this many graded queries a headline figure says how little it rests on
+HOW_TO_GRADE = ("Write a handful of your own questions and grade the pooled hits on **Grade your "
+                "questions** (or import a queries file with its qrels: `palace-lab import-queries`); "
+                "the sample's hand-graded set imports on **Evaluation › Query sets**.")
+
+
+def is_probe(query_set: str | None) -> bool:
+    """True for a known-item set: a probe, never a headline (module docstring)."""
+    return bool(query_set) and str(query_set).startswith(KNOWN_ITEM_SET)
+
+
+def set_label(query_set: str | None) -> str:
+    """The set's name as every page shows it: a probe says so."""
+    return f"{query_set} (known-item probe)" if is_probe(query_set) else str(query_set)
+
+
+def graded_sets(palace: Palace) -> list[str]:
+    """The sets a headline may rest on: not probes, with at least one judged query; the sample
+    first, then the person's own (``mine``, ``lab``), then the rest by name."""
+    judged = {r["query_set"] for r in set_rows(palace) if r["judged_queries"]}
+    first = [s for s in (SAMPLE_SET, "mine", "lab") if s in judged]
+    return first + sorted(s for s in judged if s not in first and not is_probe(s))
+
+
+def headline_set(palace: Palace, chosen: str | None) -> str | None:
+    """``chosen`` when it is a graded set, else the first graded set, else None."""
+    sets = graded_sets(palace)
+    return chosen if chosen in sets else (sets[0] if sets else None)
 
 
 def import_query_files(palace: Palace, queries_path: str | Path, qrels_path: str | Path, *,
@@ -52,7 +88,8 @@ def import_query_files(palace: Palace, queries_path: str | Path, qrels_path: str
 
 
 def set_rows(palace: Palace) -> list[dict]:
-    """One row per query set: queries, judged queries, judgments per judge kind."""
+    """One row per query set: its kind (graded or probe), queries, judged queries, judgments per
+    judge kind."""
     judges: dict[str, dict[str, int]] = {}
     judged: dict[str, set] = {}
     by_query = {q["query_id"]: q["query_set"] for q in palace.queries()}
@@ -67,7 +104,8 @@ def set_rows(palace: Palace) -> list[dict]:
     counts: dict[str, int] = {}
     for qset in by_query.values():
         counts[qset] = counts.get(qset, 0) + 1
-    return [{"query_set": s, "queries": n, "judged_queries": len(judged.get(s, ())),
+    return [{"query_set": s, "kind": "known-item probe" if is_probe(s) else "graded",
+             "queries": n, "judged_queries": len(judged.get(s, ())),
              **{f"judgments_{k}": v for k, v in sorted(judges.get(s, {}).items())}}
             for s, n in sorted(counts.items())]
 
@@ -116,3 +154,37 @@ def _correction(name: str) -> str:
         raise InputError(f"unknown correction {name!r}; "
                          f"valid corrections: {', '.join(CORRECTIONS)}")
     return name
+
+
+def headline_intervals(runs: Mapping[str, Run], qrels: Qrels, summary: Mapping, *,
+                       metric: str = "mrr") -> dict:
+    """Bootstrap intervals (95%, over queries) of a report summary's headline figures: each best
+    mode's and the default's mean ``metric``, ``kept`` (best distilled / best verbatim) and
+    ``default_vs_verbatim`` (the paired difference). A figure without two queries has None."""
+    values = {m: per_query(qrels, run, [metric])[metric] for m, run in runs.items()}
+    out: dict[str, dict | None] = {}
+    for key in ("best_verbatim", "best_distilled", "best_cross", "default_mode"):
+        mode = summary.get(key)
+        if mode in values:
+            out[key] = _dict(mean_interval(list(values[mode].values())))
+    verbatim, distilled = values.get(summary.get("best_verbatim")), values.get(summary.get("best_distilled"))
+    default = values.get(summary.get("default_mode"))
+    if verbatim is not None and distilled is not None:
+        out["kept"] = _dict(ratio_interval(distilled, verbatim))
+    if verbatim is not None and default is not None:
+        out["default_vs_verbatim"] = _dict(paired_interval(default, verbatim))
+    return out
+
+
+def _dict(interval) -> dict | None:
+    return interval.to_dict() if interval is not None else None
+
+
+def mode_intervals(runs: Mapping[str, Run], qrels: Qrels, *, metric: str = "mrr") -> dict[str, str]:
+    """``{mode: "0.712 [0.65, 0.77]"}``: each mode's mean ``metric`` with its 95% bootstrap
+    interval over the judged queries ("–" below two queries)."""
+    out = {}
+    for mode, run in runs.items():
+        iv = mean_interval(list(per_query(qrels, run, [metric])[metric].values()))
+        out[mode] = iv.text() if iv else "–"
+    return out

@@ -1,5 +1,8 @@
 """The retrieval half of the 11x story: what searching the distilled cards keeps.
 
+Only graded query sets feed it (never a known-item probe), and every figure carries a 95%
+bootstrap interval over the queries it rests on (``intervals``).
+
 Best distilled MRR / best verbatim MRR, the best cross-layer mode and the default mode, over
 :data:`palace_lab.experiments.query_sets.DEFAULT_MODES` on the judged queries of one query set,
 as the paper reports them (0.717 / 0.745 = 96%; best cross-layer 0.759).
@@ -31,15 +34,16 @@ from palace_lab.search import DEFAULT_MODE
 if TYPE_CHECKING:
     from palace_lab.store import Palace
 
-_CODE = ("palace_lab.experiments.story", "palace_lab.search.engine", "palace_lab.search.fusion",
+_CODE = ("palace_lab.experiments.story", "palace_lab.experiments.query_sets",
+         "palace_lab.evaluate.bootstrap", "palace_lab.search.engine", "palace_lab.search.fusion",
          "palace_lab.search.modes", "palace_lab.index.layers", "palace_lab.evaluate.metrics",
          "palace_lab.evaluate.report")
 
 
 def default_query_set(palace: Palace) -> str | None:
-    """``sample`` when the palace has it, else its first query set (the sidebar's default)."""
-    sets = palace.query_sets()
-    return "sample" if "sample" in sets else (sets[0] if sets else None)
+    """The graded set the Overview's headline rests on (``sample`` first; never a known-item
+    probe: :func:`palace_lab.experiments.query_sets.headline_set`)."""
+    return experiments.headline_set(palace, None)
 
 
 def main_version(palace: Palace) -> str | None:
@@ -62,10 +66,12 @@ def retrieval_figures(palace: Palace, *, distiller: str | None, query_set: str |
                       progress: Callable[[str, int, int], None] | None = None) -> dict | None:
     """The story's retrieval summary (see the module docstring), from its cache file when there.
 
-    None when there is nothing to measure (no cards or no judged queries), or when it is not
+    ``query_set`` when graded, else the palace's first graded set (the value names the set used).
+    None when there is nothing to measure (no cards or no graded queries), or when it is not
     cached and ``compute`` is False. ``engine``: a :class:`SearchEngine` of this palace and
     ``distiller`` to reuse (the app's shared one); ``progress(step, done, total)``.
     """
+    query_set = experiments.headline_set(palace, query_set)  # graded only, never a probe
     queries, qrels = experiments.judged_set(palace, query_set) if query_set else ([], {})
     if not distiller or not queries:
         return None
@@ -104,6 +110,7 @@ def _compute(engine, modes, queries, qrels, progress) -> dict:
     summary = {k: v for k, v in report["summary"].items() if k != "by_type"}
     default = next((r for r in report["modes"] if r["mode"] == DEFAULT_MODE), None)
     summary["default_mode"], summary["default_value"] = DEFAULT_MODE, default and default["mrr"]
+    summary["intervals"] = experiments.headline_intervals(runs, qrels, summary)
     return summary
 
 

@@ -47,7 +47,7 @@ def test_deterministic_for_a_seed_whatever_the_input_order():
 
 
 def test_every_query_comes_from_its_source_and_grades_follow_the_rule():
-    items = known_item_queries(exchanges(), n=20, seed=1)
+    items = known_item_queries(exchanges(), n=20, seed=1, source="verbatim")
     texts = {ex.exchange_id: norm(ex.verbatim) for ex in exchanges()}
     for query in items.queries:
         qid, source = query["query_id"], items.meta["sources"][query["query_id"]]
@@ -107,3 +107,32 @@ def test_saved_into_the_palace(tmp_path):
         assert palace.qrels(judge="qrels:known_item") == items.qrels
         assert [q["query"] for q in palace.queries("known_item")] == [
             q["query"] for q in sorted(items.queries, key=lambda q: q["query_id"])]
+
+
+def test_the_dialogue_source_never_copies_tool_output_and_recalls_requests_as_word_bags():
+    def ex(eid, request, tool):
+        said = f"[user] {request}\n\n[assistant] done, see the log"
+        text = f"{said}\n\n[tool result] {tool}"
+        return Exchange(eid, "c", 0, 2, request, text, said, ())
+
+    corpus = [ex(f"e{i}", f"please make the nightly {w} report export faster for finance team {i}",
+                 f"Traceback: ValueError: bad row {i} in frame_{w}_{i}.rows")
+              for i, w in enumerate(["sales", "stock", "wages", "taxes", "costs", "leads"])]
+    old = known_item_queries(corpus, n=12, seed=0, source="verbatim")
+    new = known_item_queries(corpus, n=12, seed=0)
+    assert new.meta["source"] == "dialogue" and old.meta["source"] == "verbatim"
+    assert any("ValueError" in q["query"] or "frame_" in q["query"] for q in old.queries)
+    assert not any("ValueError" in q["query"] or "frame_" in q["query"] for q in new.queries)
+    bags = [q for q in new.queries if q["type"] == "conceptual"]
+    assert bags
+    for q in bags:
+        source = next(e for e in corpus if e.exchange_id == new.meta["sources"][q["query_id"]])
+        words = q["query"].split()
+        assert len(words) == 4 and all(w in source.request.lower() for w in words)
+        assert q["query"] not in source.request.lower()  # a bag, not the copied phrase
+        assert new.qrels[q["query_id"]][source.exchange_id] == 3
+
+
+def test_an_unknown_source_lists_the_valid_ones():
+    with pytest.raises(ValueError, match="valid sources: dialogue, verbatim"):
+        known_item_queries(exchanges(), source="tools")

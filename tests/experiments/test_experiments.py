@@ -23,10 +23,39 @@ def test_import_query_files_and_list_the_sets(tmp_path):
     palace.put_queries("lab", [{"query_id": "lab-1", "query": "pool"}])
     palace.put_judgments("human", {"lab-1": {ids["pool"]: 3}})
     assert experiments.set_rows(palace) == [
-        {"query_set": "lab", "queries": 1, "judged_queries": 1, "judgments_human": 1},
-        {"query_set": "sample", "queries": 4, "judged_queries": 2, "judgments_qrels": 3}]
+        {"query_set": "lab", "kind": "graded", "queries": 1, "judged_queries": 1, "judgments_human": 1},
+        {"query_set": "sample", "kind": "graded", "queries": 4, "judged_queries": 2,
+         "judgments_qrels": 3}]
     queries, qrels = experiments.judged_set(palace, "sample")
     assert [q["query_id"] for q in queries] == ["q1", "q2"] and set(qrels) == {"q1", "q2"}
+
+
+def test_a_known_item_set_is_a_probe_and_never_the_headline_set(tmp_path):
+    palace = lab_palaces.build(tmp_path / "p.db", judged=False)
+    ids = lab_palaces.exchange_ids(palace)
+    palace.put_queries("known_item", [{"query_id": "ki1", "query": "pool"}])
+    palace.put_judgments("qrels:known_item", {"ki1": {ids["pool"]: 3}})
+    assert experiments.is_probe("known_item") and not experiments.is_probe("sample")
+    assert experiments.set_label("known_item") == "known_item (known-item probe)"
+    assert experiments.set_rows(palace)[0]["kind"] == "known-item probe"
+    assert experiments.graded_sets(palace) == []
+    assert experiments.headline_set(palace, "known_item") is None
+    palace.put_queries("mine", [{"query_id": "m1", "query": "pool"}])
+    palace.put_judgments("human", {"m1": {ids["pool"]: 2}})
+    assert experiments.headline_set(palace, "known_item") == "mine"
+    assert experiments.headline_set(palace, "mine") == "mine"
+
+
+def test_headline_intervals_bracket_the_figures():
+    qrels = {f"q{i}": {f"d{i}": 3} for i in range(10)}
+    verbatim = {f"q{i}": {f"d{i}": 1.0} for i in range(10)}  # RR 1 everywhere
+    core = {f"q{i}": ({f"d{i}": 1.0} if i % 2 else {"x": 2.0, f"d{i}": 1.0}) for i in range(10)}
+    summary = {"best_verbatim": "v", "best_distilled": "c", "default_mode": "c"}
+    out = experiments.headline_intervals({"v": verbatim, "c": core}, qrels, summary)
+    assert out["kept"]["value"] == pytest.approx(0.75) and out["kept"]["n"] == 10
+    assert out["kept"]["lo"] <= 0.75 <= out["kept"]["hi"] <= 1.0
+    assert out["default_vs_verbatim"]["value"] == pytest.approx(-0.25)
+    assert out["best_verbatim"] == {"value": 1.0, "lo": 1.0, "hi": 1.0, "n": 10, "level": 0.95}
 
 
 def test_describe_modes_reads_presets_pure_names_and_any_string():

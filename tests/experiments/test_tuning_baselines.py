@@ -27,3 +27,29 @@ def test_against_reports_delta_and_a_verdict_in_words():
     assert by["a"]["delta"] == pytest.approx(0.25)
     assert by["same"]["delta"] == 0 and by["same"]["verdict"].startswith("tuned is not distinguishable")
     assert by["a"]["verdict"].startswith("tuned is")
+
+
+def test_every_delta_has_a_bootstrap_interval():
+    tuned = {q: 1.0 for q in QRELS}
+    row = tuning_baselines.against(tuned, {"a": A}, QRELS, "mrr")[0]
+    assert row["n"] == 6 and row["delta_lo"] <= row["delta"] <= row["delta_hi"]
+    assert row["delta_lo"] >= 0  # the tuned side never loses a query here
+
+
+def _row(delta, lo, hi, p, significant=True):
+    return {"baseline": "project default: hybrid-wrrf", "baseline_score": 0.5, "tuned_cv": 0.5 + delta,
+            "delta": delta, "delta_lo": lo, "delta_hi": hi, "n": 40, "p": p, "significant": significant}
+
+
+def test_a_change_is_recommended_only_when_significant_on_graded_queries():
+    win = _row(0.1, 0.04, 0.16, 0.001)
+    advice = tuning_baselines.recommend("wrrf(x)", win, probe=False)
+    assert advice.change and advice.text.startswith("Recommended") and "+0.040" in advice.text
+    on_probe = tuning_baselines.recommend("wrrf(x)", win, probe=True)
+    assert not on_probe.change and "known-item probe" in on_probe.text
+    noise = tuning_baselines.recommend("wrrf(x)", _row(0.05, -0.02, 0.12, 0.2, False), probe=False)
+    assert not noise.change and noise.text.startswith("No change recommended")
+    assert "-0.020 to +0.120" in noise.text and "40 queries" in noise.text
+    assert not tuning_baselines.recommend("wrrf(x)", None, probe=False).change
+    loss = tuning_baselines.recommend("wrrf(x)", _row(-0.06, -0.1, -0.02, 0.01), probe=False)
+    assert not loss.change and "significantly worse" in loss.text
