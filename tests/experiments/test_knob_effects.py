@@ -40,4 +40,4 @@ def test_an_idle_share_bound_names_the_palace_share():
 
 def test_only_knobs_away_from_their_default_are_listed():
     assert changed_knobs(RulesDistiller()) == {}
-    assert changed_knobs(RulesDistiller(request_share=0.5)) == {"request_share": (0.7, 0.5)}
+    assert changed_knobs(RulesDistiller(request_share=0.5)) == {"request_share": (1.0, 0.5)}
