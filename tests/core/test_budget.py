@@ -49,7 +49,7 @@ def test_headline_is_dialogue_over_the_searched_layer_with_verbatim_one_step_awa
     assert h["ratio"] == round((100 + 60) / (20 + 12), 2)  # 5.0, not the core's 10.67
     assert h["other"]["ratio"] == round((400 + 100) / (20 + 12), 2)  # 15.62
     assert summarize(rows()).headline["denominator"] == "core"  # cards without keywords
-    assert summarize(rows()).to_dict()["headline"]["ratio"] == round(190 / 60, 2)
+    assert summarize(rows()).to_dict()["headline"]["ratio"] == round((100 + 50) / (40 + 20), 2)  # c has no card
 
 
 def test_window_and_cost():
