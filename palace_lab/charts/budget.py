@@ -7,17 +7,23 @@ from palace_lab.paper import BUDGET as PAPER
 
 COLORS = {"verbatim": "#9aa5b1", "dialogue": "#c3a66b", "core": "#2f6f8f", "searched": "#2f6f8f",
           "card": "#6fa88f"}
-LABELS = {"core": "distilled (core)", "searched": "distilled (core + keywords)"}
+LABELS = {"core": "distilled (core)", "searched": "distilled (core + keywords)",
+          "dialogue": "exchange words (dialogue)"}
 
 
-def per_1000_bars(summary: BudgetSummary):
-    """Tokens to carry 1,000 exchanges: the paper's figures next to this palace's own."""
+def per_1000_bars(summary: BudgetSummary, *, said: str = "verbatim"):
+    """Tokens to carry 1,000 exchanges: the paper's figures next to this palace's own.
+
+    ``said``: this palace's layer set beside the paper's verbatim figure; ``dialogue`` (the
+    person's and the agent's words) is like for like with the paper's 371 tokens, which count
+    no tool output (:attr:`BudgetSummary.headline`).
+    """
     import plotly.graph_objects as go
 
     ours = summary.per_1000
     distilled = summary.distilled_layer
     fig = go.Figure()
-    for layer, paper, label in (("verbatim", "verbatim", "verbatim"),
+    for layer, paper, label in ((said, "verbatim", LABELS.get(said, said)),
                                 (distilled, "core", LABELS[distilled])):
         fig.add_bar(name=label, x=["paper (14,340 exchanges)", f"this palace ({summary.exchanges:,})"],
                     y=[PAPER["per_1000"][paper], ours.get(layer) or 0],
