@@ -25,6 +25,7 @@ from palace_lab.report.examples import Example, typical_examples
 if TYPE_CHECKING:
     from palace_lab.store import Palace
 
+NOT_COMPUTED = "not computed yet"
 MAX_ROOMS = 30  # the treemap's rooms: the largest, so it stays legible on a phone
 EMBEDDER_NAMES = {"minilm": "all-MiniLM-L6-v2 (packaged, 384-d)",
                   "minilm-static": "word-piece table distilled from all-MiniLM-L6-v2",
@@ -94,7 +95,7 @@ def _retrieval(palace: Palace, distiller: str | None, query_set: str | None, emb
         return Retrieval(chosen, None, "no distilled cards yet")
     figures = retrieval_figures(palace, distiller=distiller, query_set=chosen, embedder=embedder,
                                 compute=compute, progress=progress)
-    return Retrieval(chosen, figures, None if figures else "not computed yet")
+    return Retrieval(chosen, figures, None if figures else NOT_COMPUTED)
 
 
 def _contents(palace: Palace) -> dict:

@@ -13,7 +13,7 @@ from palace_lab import paper
 from palace_lab.experiments.query_sets import DEFAULT_MODES, FEW_QUERIES
 from palace_lab.redact import redact_text
 from palace_lab.report.examples import Example
-from palace_lab.report.facts import ReportFacts, Retrieval
+from palace_lab.report.facts import NOT_COMPUTED, ReportFacts, Retrieval
 
 TOP_PROJECTS = 8
 LIST_ITEMS = 12  # keywords, rooms or files shown per example card
@@ -95,7 +95,8 @@ def retrieval(f: ReportFacts) -> str:
     r = f.retrieval
     head = '<section id="retrieval"><h2>Retrieval kept</h2>'
     if r.figures is None:
-        return f'{head}<div class="note" id="no-graded">{_no_figures(r, f.palace)}</div></section>'
+        kind = "not-computed" if r.reason == NOT_COMPUTED else "no-graded"
+        return f'{head}<div class="note" id="{kind}">{_no_figures(r, f.palace)}</div></section>'
     s, t = r.figures, r.figures.get("tests") or {}
     iv = s.get("intervals") or {}
     kept, asked = s.get("distilled_over_verbatim"), s.get("queries") or 0
@@ -128,7 +129,7 @@ over {n(t.get("comparisons"))} comparisons; d is Cohen's d of the paired differe
 
 
 def _no_figures(r: Retrieval, palace_name: str) -> str:
-    if r.reason and r.reason.startswith("not computed"):
+    if r.reason == NOT_COMPUTED:
         return (f"Retrieval figures for set <b>{esc(r.query_set)}</b> are not computed yet: "
                 f"<code>palace-lab report --db {esc(palace_name)}</code> computes them (it builds "
                 "the search indexes first), as does the Overview of <code>palace-lab app</code>.")
