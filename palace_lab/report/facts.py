@@ -117,7 +117,11 @@ def _charts(palace: Palace, summary, rows, distiller: str | None) -> dict:
     """The charts as Plotly JSON text (aggregates: bars, bins, the largest rooms)."""
     from palace_lab.charts.budget import per_1000_bars, token_histogram
 
-    charts = {"per_1000": per_1000_bars(summary, said=summary.headline["numerator"]),
+    bars = per_1000_bars(summary, said=summary.headline["numerator"])
+    for trace in bars.data:  # "paper<br>(14,340 exchanges)": two short lines fit a phone
+        trace.x = [str(label).replace(" (", "<br>(") for label in trace.x]
+    bars.update_layout(legend=dict(yanchor="top", y=-0.2))  # below the two-line labels
+    charts = {"per_1000": bars,
               "sizes": token_histogram(rows, distilled=summary.distilled_layer)}
     stats = _room_stats(palace, rows, distiller)
     if stats:

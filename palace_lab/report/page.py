@@ -106,12 +106,23 @@ def _script_json(value) -> str:
     return json.dumps(value, sort_keys=True).replace("</", "<\\/")
 
 
+NARROW_LAYOUT = {"margin": {"l": 44, "r": 8}, "title": {"font": {"size": 14}},
+                 "yaxis": {"title": {"font": {"size": 11}}}}
+
+
 def _draw(charts: dict[str, str]) -> str:
-    """Draw every chart into its ``chart-<name>`` element (chart JSON as Plotly wrote it)."""
+    """Draw every chart into its ``chart-<name>`` element (chart JSON as Plotly wrote it); on a
+    narrow screen a chart with axes gets smaller side margins and titles, so the plot keeps
+    its width."""
     specs = ",".join(f'"{name}":{spec.replace("</", "<" + chr(92) + "/")}'
                      for name, spec in charts.items())
     return (f"const charts={{{specs}}};const config={json.dumps(CHART_CONFIG)};"
+            f"const narrowLayout={json.dumps(NARROW_LAYOUT)};"
+            "const narrow=window.matchMedia('(max-width: 720px)').matches;"
+            "const merge=(a,b)=>{const out=Object.assign({},a);for(const [k,v] of Object.entries(b))"
+            "{out[k]=(v&&typeof v==='object'&&!Array.isArray(v))?merge(a&&a[k]||{},v):v;}return out;};"
             "for(const [name,fig] of Object.entries(charts)){"
             "const el=document.getElementById('chart-'+name);"
-            "if(el){Plotly.newPlot(el,fig.data,Object.assign({},fig.layout,{autosize:true}),"
-            "config);}}")
+            "let layout=Object.assign({},fig.layout,{autosize:true});"
+            "if(narrow&&fig.layout.yaxis){layout=merge(layout,narrowLayout);}"
+            "if(el){Plotly.newPlot(el,fig.data,layout,config);}}")
