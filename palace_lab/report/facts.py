@@ -127,11 +127,12 @@ def _charts(palace: Palace, summary, rows, distiller: str | None) -> dict:
     if stats:
         from palace_lab.charts.rooms import room_map
 
-        charts["rooms"] = room_map(stats, max_rooms=MAX_ROOMS)
+        charts["rooms"] = room_map(stats, max_rooms=MAX_ROOMS).update_layout(height=420)
     return {name: fig.to_json() for name, fig in charts.items()}
 
 
 def _room_stats(palace: Palace, rows, distiller: str | None) -> list:
+    """The largest rooms (:func:`palace_lab.rooms.room_stats`), labels redacted."""
     from palace_lab import rooms
 
     if not distiller:
