@@ -17,6 +17,7 @@ from __future__ import annotations
 import json
 from datetime import datetime, timezone
 
+from palace_lab.redact import redact_text
 from palace_lab.report.about import caveats_section, palace_span
 from palace_lab.report.facts import ReportFacts
 from palace_lab.report.sections import esc, examples, headline, per_1000, retrieval, rooms
@@ -103,7 +104,18 @@ def data(facts: ReportFacts) -> dict:
 
 
 def _script_json(value) -> str:
-    return json.dumps(value, sort_keys=True).replace("</", "<\\/")
+    return json.dumps(_redacted(value), sort_keys=True).replace("</", "<\\/")
+
+
+def _redacted(value):
+    """``value`` with every string passed through the redactor (set names, mode names...)."""
+    if isinstance(value, str):
+        return redact_text(value)
+    if isinstance(value, dict):
+        return {_redacted(k): _redacted(v) for k, v in value.items()}
+    if isinstance(value, (list, tuple)):
+        return [_redacted(v) for v in value]
+    return value
 
 
 NARROW_LAYOUT = {"margin": {"l": 44, "r": 8}, "title": {"font": {"size": 14}},

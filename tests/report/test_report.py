@@ -18,6 +18,7 @@ from palace_lab.cli import main
 from palace_lab.evaluate import write_qrels, write_queries
 from palace_lab.evaluate.known_item import known_item_queries, save_known_items
 from palace_lab.experiments.query_sets import DEFAULT_MODES, judged_set
+from palace_lab.store import Palace
 
 GENERATED = re.compile(r'<time id="generated"[^>]*>[^<]*</time>')
 MAX_BYTES = 5_000_000
@@ -148,9 +149,14 @@ def test_no_planted_secret_reaches_the_report(tmp_path, capsys):
     db = str(tmp_path / "p.db")
     assert main(["ingest", str(planted_history(tmp_path / "h")), "--db", db]) == 0
     assert main(["distill", "--db", db]) == 0
+    with Palace.open(db) as palace:  # a graded set whose name holds a secret, so it is shown
+        first = palace.exchanges()[0].exchange_id
+        name = f"ops {SECRET_ROWS[2][2].format(s=SECRET_ROWS[2][1])}"
+        palace.put_queries(name, [{"query_id": "s1", "query": "deploy of service 0"}])
+        palace.put_judgments(f"qrels:{name}", {"s1": {first: 3}})
     secret_title = f"Story for {SECRET_ROWS[0][1]}"
     html, _ = report(Path(db), capsys, "--title", secret_title)
-    assert "[REDACTED:" in html and 'class="example"' in html
+    assert "[REDACTED:" in html and 'class="example"' in html and 'data-figure="mrr"' in html
     for kind, secret, _ in SECRET_ROWS:
         bare = secret.strip("'\"")
         for piece in {bare, bare[:20], bare[-20:]}:
