@@ -10,6 +10,7 @@ from ui.data import budget
 from ui.defaults import default_note, overview_default
 from ui.layout import metric_row
 from ui.palaces import label
+from ui.report import download_report
 from ui.state import db_path, distiller_version, guard, palace, query_set
 from ui.story import (PAPER_RATIO, compression, definitions_table, figures, kept_metric, lead,
                       retrieval_kept)
@@ -31,6 +32,7 @@ with guard():
         st.stop()
     st.caption(f"Palace **{label(db_path())}** · distiller version **{version}** · "
                f"{d['exchanges']:,} exchanges · tokenizer {d['tokenizer']}")
+    download_report()
     kept = figures(version)
     lead(d, kept)
     h = d["headline"]

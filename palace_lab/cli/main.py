@@ -137,6 +137,9 @@ def build_parser() -> argparse.ArgumentParser:
     from palace_lab.cli.agent import add_agent_commands
 
     add_agent_commands(command)
+    from palace_lab.cli.report import add_report_command
+
+    add_report_command(command)
     c = command("app", cmd_app, "start the Streamlit lab on 127.0.0.1", json_=False)
     c.add_argument("--port", type=int, default=8501)
     c.add_argument("--headless", action="store_true", help="do not open a browser")

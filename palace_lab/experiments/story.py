@@ -111,7 +111,24 @@ def _compute(engine, modes, queries, qrels, progress) -> dict:
     default = next((r for r in report["modes"] if r["mode"] == DEFAULT_MODE), None)
     summary["default_mode"], summary["default_value"] = DEFAULT_MODE, default and default["mrr"]
     summary["intervals"] = experiments.headline_intervals(runs, qrels, summary)
+    summary["tests"] = headline_tests(report["comparison"], summary)
     return summary
+
+
+TEST_FIELDS = ("n", "diff", "d", "p_t", "p_t_adj", "p_w", "p_w_adj", "significant")
+
+
+def headline_tests(comparison: dict | None, summary: dict) -> dict:
+    """The paper table's paired tests (each mode against the best verbatim one, corrected over
+    all of them) of the best distilled, best cross-layer and default modes, by summary key."""
+    if not comparison:
+        return {}
+    rows = {r["a"]: r for r in comparison["comparisons"]}
+    tests = {key: {f: rows[summary[key]][f] for f in TEST_FIELDS}
+             for key in ("best_distilled", "best_cross", "default_mode") if summary.get(key) in rows}
+    return {"test": comparison["test"], "correction": comparison["correction"],
+            "alpha": comparison["alpha"], "baseline": comparison["baseline"],
+            "comparisons": len(rows), **tests}
 
 
 def main(argv: list[str] | None = None) -> int:
