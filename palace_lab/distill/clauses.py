@@ -90,12 +90,15 @@ def clause_spans(sentence: str) -> list[tuple[int, int]]:
 
 
 def units(sentence_list: list[str], *, max_clauses: int = 12) -> list[Unit]:
-    """Every whole sentence and every run of consecutive clauses of each sentence."""
+    """Every whole sentence and every run of consecutive clauses of each sentence, but a run
+    that leads into a colon ("Here is what changed:", "run:"): it announces, it says nothing."""
     out = []
     for i, sentence in enumerate(sentence_list):
         spans = clause_spans(sentence)[:max_clauses]
         for a in range(len(spans)):
             for b in range(a, len(spans)):
+                if sentence[spans[b][1]:].lstrip().startswith(":"):
+                    continue
                 text = sentence[spans[a][0]:spans[b][1]].strip().rstrip(_TRAILING)
                 whole = a == 0 and b == len(spans) - 1
                 out.append(Unit(sentence if whole else text, i, a, b, whole))

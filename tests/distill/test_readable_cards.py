@@ -125,6 +125,9 @@ def test_sentences_and_clauses():
     texts = [u.text for u in units(["fix the pool, then rerun the load test."])]
     assert texts == ["fix the pool", "fix the pool, then rerun the load test.",
                      "then rerun the load test."]
+    # a run that leads into a colon announces and says nothing
+    assert [u.text for u in units(["Root cause: the pool was too small."])] == [
+        "Root cause: the pool was too small.", "the pool was too small."]
     assert is_whole("then rerun the load test.", "[user] **fix** the pool, then rerun the load test.")
     assert not is_whole("rerun the load", "fix the pool, then rerun the load test.")
     assert not is_whole("Tell me what about this.", "Tell me what you know about this.")
