@@ -4,7 +4,6 @@ graded over pooled hits; tuning says whether a win is real and guides instead of
 
 from __future__ import annotations
 
-import pytest
 from app_pages import clean, start
 from test_app import app_env, built  # noqa: F401 - the shared palace fixtures
 

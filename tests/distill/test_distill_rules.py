@@ -5,7 +5,6 @@ from __future__ import annotations
 import pytest
 
 from palace_lab.distill.base import CorpusStats, get_distiller
-from palace_lab.distill.clauses import core_parts, is_whole
 from palace_lab.distill.core import STRETCH
 from palace_lab.distill.rules import (
     VERSION,
