@@ -32,7 +32,7 @@ from palace_lab.distill.terms import terms
 REQUEST_SENTENCES = 6
 REPORT_SENTENCES = 12
 STRETCH = 1.5  # a whole unit may take up to this times the core's budget before one is cut
-WORTH_STRETCH = 1.5  # ...and is preferred to a shorter one that weighs less than 1/this
+WORTH_STRETCH = 2.0  # ...and is preferred to a shorter one that weighs less than 1/this
 OUTCOME_WORDS = frozenset(
     "fixed fix added implemented changed switched removed replaced decided root cause now "
     "resolved updated moved renamed created wrote passes passing pass works failing bumped "

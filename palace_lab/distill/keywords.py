@@ -109,14 +109,31 @@ def named_number(number: str, text: str) -> str | None:
     return named_numbers(text).get(number.lower())
 
 
+FILE_NAMES = 3
+
+
+def file_names(files: tuple[str, ...], said_already: str = "") -> list[str]:
+    """The base names of the first :data:`FILE_NAMES` distinct files not already said."""
+    out: list[str] = []
+    for path in files:
+        name = path.replace("\\", "/").rstrip("/").rsplit("/", 1)[-1]
+        if name and name not in out and name.lower() not in said_already.lower():
+            out.append(name)
+    return out[:FILE_NAMES]
+
+
 def choose_keywords(texts: dict[str, str], stats: CorpusStats, budget: int,
-                    said_already: str = "") -> tuple[str, ...]:
+                    said_already: str = "", files: tuple[str, ...] = ()) -> tuple[str, ...]:
     """The best terms that fit ``budget`` tokens (each costed as running text), skipping the
-    stems of ``said_already`` (the core and the context)."""
+    stems of ``said_already`` (the core and the context). The names of the exchange's
+    ``files`` (its ``files_touched``, at most :data:`FILE_NAMES`) come first: a file's name
+    is what a person types to find the work on it, and it costs a few tokens where the whole
+    path costs many."""
     skip = {stem(t) for t in terms(said_already)}
     # What the person and the agent wrote (tool output is not where a name meets its number).
     named = named_numbers("\n".join(texts[z] for z in ("request", "final", "said")))
-    ranked = []
+    ranked = [(name, 0.0) for name in file_names(files, said_already)]
+    skip |= {stem(name) for name, _ in ranked}
     for term, weight in ranked_terms(texts, stats):
         if stem(term) in skip:
             continue

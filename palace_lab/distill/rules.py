@@ -23,7 +23,7 @@ gets B(e) = min(3 · 38, max(8, round(s·d))) tokens, where the share
 s = clamp(38 / mean d over the palace, 0.05, 0.45): a palace of long coding exchanges keeps
 about a tenth of every dialogue, one of short chat turns at most 45%, and no card's budget
 passes 3x the mean card however much was pasted. Core and context together get
-``core_share`` (0.75) of B(e), at most ``budget_tokens`` (38); the core keeps at least
+``core_share`` (0.6) of B(e), at most ``budget_tokens`` (38); the core keeps at least
 ``min_core`` (12) tokens beside the context, and a whole clause may stretch that by half
 (:data:`.core.STRETCH`) rather than be cut; the keywords fill what is left of B(e), if anything
 is. Rooms and files are outside the budget: they are labels and facts shown beside the card
@@ -102,7 +102,7 @@ def best_window(sentence: str, weights: dict[str, float], max_chars: int) -> str
 class RulesDistiller(Distiller):
     backend = "rules"
     DEFAULTS = {"budget_tokens": 38, "context_chars": 60, "core_chars": None, "mean_tokens": 38,
-                "min_share": 0.05, "max_share": 0.45, "core_share": 0.75, "min_core": 12}
+                "min_share": 0.05, "max_share": 0.45, "core_share": 0.6, "min_core": 12}
     _NAMES = {"budget_tokens": "tok", "context_chars": "ctx", "core_chars": "core",
               "mean_tokens": "mean", "min_share": "smin", "max_share": "smax", "core_share": "cs",
               "min_core": "mc"}
@@ -110,7 +110,7 @@ class RulesDistiller(Distiller):
     def __init__(self, *, budget_tokens: int = 38, context_chars: int = 60,
                  core_chars: int | None = None, request_share: float = 1.0,
                  repeat_weight: float = 0.2, mean_tokens: int = 38, min_share: float = 0.05,
-                 max_share: float = 0.45, core_share: float = 0.75, min_core: int = 12):
+                 max_share: float = 0.45, core_share: float = 0.6, min_core: int = 12):
         self.budget_tokens = budget_tokens
         self.context_chars = context_chars
         self.core_chars = core_chars
@@ -165,7 +165,8 @@ class RulesDistiller(Distiller):
         distiller's card (an LLM's too) gets them by the same rule."""
         messages = messages if messages is not None else split_messages(exchange.verbatim)
         left = self.card_budget(exchange, stats) - text_cost(card.core_text) - 1
-        keywords = choose_keywords(zones(messages, exchange.request), stats, left, card.core_text)
+        keywords = choose_keywords(zones(messages, exchange.request), stats, left, card.core_text,
+                                   files=exchange.files_touched)
         return replace(card, keywords=keywords)
 
     def _core_and_context(self, exchange: Exchange, messages, said: str, weights: dict,

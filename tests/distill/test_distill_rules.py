@@ -56,15 +56,16 @@ def test_pool_exchange_card(stats):
     card = distiller.card(POOL, stats)
     # The five exchanges' dialogues average 29.6 tokens, so the share is 38 / 29.6 capped at
     # 0.45, and this one's 57 dialogue tokens give B = round(0.45 · 57) = 26. Core and context
-    # get 0.75 · 26 = 20 tokens; the context (the error, 12 tokens) leaves the core its floor
-    # of 12. The request's first clause (7 tokens) fits; the whole sentence (16) fits within
-    # the stretch (18) and weighs more than 1.5 times as much, so the card says all that was
-    # asked, and leaves the keywords nothing of B.
+    # get 0.6 · 26 = 16 tokens; the context (the error cut to 3 × 16 = 48 characters, 10 tokens)
+    # leaves the core its floor of 12: the request's first clause (7 tokens) is whole within
+    # it; the whole sentence (16) would fit the stretch (18) but does not weigh twice as much.
+    # The keywords take the 26 − 17 tokens left: the files' names first (a person types
+    # "pool.py"), then the best terms, none repeating a stem already said.
     assert distiller.share(stats) == 0.45 and distiller.card_budget(POOL, stats) == 26
-    assert card.exchange_core == "The API times out under load, can you look at the connection pool?"
-    assert card.specific_context == "sqlalchemy.exc.TimeoutError: QueuePool limit of size 5"
-    assert card.keywords == ()
-    assert count_tokens([card.search_text]) == [28]
+    assert card.exchange_core == "The API times out under load."
+    assert card.specific_context == "sqlalchemy.exc.TimeoutError: QueuePool limit of"
+    assert card.keywords == ("test_transfers.py", "pool.py", "connection", "sized")
+    assert count_tokens([card.search_text]) == [26]
     assert [(r.room_type, r.room_key) for r in card.room_assignments] == [
         ("file", "tests/load/test_transfers.py"), ("concept", "connection_pool"),
         ("workflow", "debugging")]
