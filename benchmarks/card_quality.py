@@ -51,8 +51,9 @@ TARGETS = {"whole": (">=", 0.95), "empty_opening": ("<=", 0.01), "noise_keywords
            "over_4x": ("<=", 0.0), "empty": ("<=", 0), "answer_kept": (">=", 0.90)}
 
 
-def build(name: str, folder: Path):
-    """The set's palace in ``folder`` (reused when there), ingested and distilled; its bench."""
+def build(name: str, folder: Path, distill: bool = True):
+    """The set's palace in ``folder`` (reused when there), ingested and distilled (unless
+    ``distill`` is False: the cards of another version are read); its bench."""
     from palace_lab.bench import build_palace, load_benchmark
     from palace_lab.distill import get_distiller
     from palace_lab.distill.run import distill_palace
@@ -64,7 +65,8 @@ def build(name: str, folder: Path):
         bench = load_benchmark(SHARED / "benchmarks" / name)
         if db.exists():
             palace = Palace.open(db)
-            distill_palace(palace, get_distiller("rules"))
+            if distill:
+                distill_palace(palace, get_distiller("rules"))
             return palace, bench
         return build_palace(bench, db), bench
     roots = ([ROOT / "sample_data" / p for p in SAMPLE_PARTS] if name == "sample"
@@ -73,7 +75,8 @@ def build(name: str, folder: Path):
     palace = Palace.open(db, create=True)
     if fresh:
         ingest_paths(palace, roots)
-    distill_palace(palace, get_distiller("rules"))
+    if distill or fresh:
+        distill_palace(palace, get_distiller("rules"))
     return palace, None
 
 
@@ -170,7 +173,7 @@ def answer_kept(bench, rows: list[tuple]) -> dict:
 
 
 def measure(name: str, folder: Path, version: str | None) -> dict:
-    palace, bench = build(name, folder)
+    palace, bench = build(name, folder, distill=version is None)
     version = version or palace.latest_distiller()
     rows = card_rows(palace, version)
     out = {"set": name, "distiller": version, "exchanges": palace.count("exchanges"),
