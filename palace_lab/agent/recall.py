@@ -33,6 +33,7 @@ from typing import TYPE_CHECKING
 
 from palace_lab.errors import PalaceError
 from palace_lab.redact import redact_with_known, secrets_in
+from palace_lab.settings import DEFAULT_EMBEDDER
 
 if TYPE_CHECKING:
     from palace_lab.store import Palace
@@ -71,7 +72,7 @@ def card_dict(card) -> dict | None:
 class Recall:
     """Read-only recall over one open palace (see the module docstring)."""
 
-    def __init__(self, palace: Palace, *, distiller: str | None = None, embedder: str = "minilm",
+    def __init__(self, palace: Palace, *, distiller: str | None = None, embedder: str = DEFAULT_EMBEDDER,
                  background: bool = True):
         from palace_lab.agent.serving import Serving
 

@@ -208,6 +208,18 @@ def _numpy_embed(max_seq_length: int, texts: Sequence[str]) -> np.ndarray:
         return np.vstack([model.embed(t) for t in texts])
 
 
+def _int8() -> Embedder:
+    from palace_lab.index.minilm_int8 import Int8MiniLMEmbedder
+
+    return Int8MiniLMEmbedder()
+
+
+def _int8_head() -> Embedder:
+    from palace_lab.index.minilm_int8 import Int8MiniLMEmbedder
+
+    return Int8MiniLMEmbedder(max_seq_length=128)
+
+
 def _static() -> Embedder:
     from palace_lab.index.static import StaticEmbedder
 
@@ -216,6 +228,8 @@ def _static() -> Embedder:
 
 EMBEDDERS: dict[str, Callable[[], Embedder]] = {
     "minilm": MiniLMEmbedder,
+    "minilm-int8": _int8,
+    "minilm-int8-128": _int8_head,
     "minilm-static": _static,
     "fake": FakeEmbedder,
 }

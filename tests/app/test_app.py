@@ -408,6 +408,45 @@ def test_evaluation_measures_ready_modes_and_lists_those_waiting_for_a_layer(app
     assert at.dataframe[0].value["mode"].tolist() == ["bm25:verbatim", "hnsw:verbatim"]
 
 
+def test_rooms_leave_a_large_core_layer_to_the_background_build(app_env, monkeypatch):
+    """The embedding space never embeds a layer too large to embed inline (at 50,000
+    exchanges, minutes): it starts the background build, says so, and shows the projection
+    once the layer is built."""
+    import threading
+    import time
+
+    from palace_lab.index.embed import FakeEmbedder
+    from palace_lab.store import Palace
+
+    monkeypatch.setenv("PALACE_LAB_INLINE_EMBED", "0")
+    monkeypatch.setenv("PALACE_LAB_BACKGROUND", "thread")
+    with Palace.open(app_env) as p:
+        p.conn.execute("DELETE FROM embeddings")
+        p.conn.commit()
+    go, real = threading.Event(), FakeEmbedder.embed_batch
+
+    def held(self, texts):  # only the background build embeds, and it waits for the check
+        assert threading.current_thread() is not threading.main_thread(), "embedded inline"
+        go.wait(30)
+        return real(self, texts)
+
+    monkeypatch.setattr(FakeEmbedder, "embed_batch", held)
+    at = start("pages/rooms.py")
+    at.session_state["rooms_tab"] = "Embedding space"
+    at.run()
+    clean(at)
+    assert "embedded in the background" in " ".join(i.value for i in at.info)
+    assert not at.get("plotly_chart")
+    go.set()
+    for _ in range(60):
+        time.sleep(0.5)
+        at.run()
+        if at.get("plotly_chart"):
+            break
+    clean(at)
+    assert at.get("plotly_chart") and not at.info
+
+
 def test_rooms_are_counted_once_kept_on_disk_and_their_table_paged(app_env, monkeypatch):
     """A fresh server reads the room sizes back instead of every card (6 s at 50,000 cards),
     and the table shows TABLE_ROWS rooms at a time, the largest first."""

@@ -70,11 +70,11 @@ def test_empty_input(palace):
 
 
 def test_registry():
-    assert set(EMBEDDERS) == {"minilm", "minilm-static", "fake"}
+    assert set(EMBEDDERS) == {"minilm", "minilm-int8", "minilm-int8-128", "minilm-static", "fake"}
     assert isinstance(get_embedder("fake"), FakeEmbedder)
     custom = FakeEmbedder()
     assert get_embedder(custom) is custom
-    with pytest.raises(SearchError, match="valid embedders: minilm, minilm-static, fake"):
+    with pytest.raises(SearchError, match="valid embedders: minilm, minilm-int8, minilm-int8-128, minilm-static, fake"):
         get_embedder("word2vec")
     with pytest.raises(TypeError):
         Embedder()  # abstract
