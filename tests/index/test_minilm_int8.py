@@ -56,3 +56,18 @@ def test_the_quantised_file_is_cached_and_a_broken_one_is_remade():
     after = Int8MiniLMEmbedder().embed_batch(["pool timeout"])
     assert np.abs(before - after).max() < 1e-6
 
+
+
+def test_a_query_embeds_after_an_hnsw_index_is_loaded():
+    """onnxruntime 1.32 imported after usearch 2.26 crashed the interpreter (a vector mode's
+    ``palace-lab search`` died with SIGSEGV): the HNSW module imports it first."""
+    import subprocess
+    import sys
+
+    code = ("import numpy as np; from palace_lab.index.hnsw import HNSWIndex; "
+            "HNSWIndex.build(np.eye(4, dtype=np.float32)); "
+            "from palace_lab.index.embed import get_embedder; "
+            "print(get_embedder('minilm-int8').embed_batch(['pool timeout']).shape)")
+    done = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True)
+    assert done.returncode == 0, done.stderr[-500:]
+    assert done.stdout.split("\n")[-2] == "(1, 384)"
