@@ -465,7 +465,9 @@ def print_report(r: dict) -> None:
         row(f"palace-lab index --modes {r['index_modes']} (embedder {r['embedder']})",
             f"{r['index']['seconds']:.0f} s", f"< {t['full_strength_s']:.0f} s "
             f"{verdict(r['index']['seconds'], t['full_strength_s'])}", "", r["index"]["rss_mb"])
-        row("time to full strength (ingest + distill + index)", f"{r['full_strength_s']:.0f} s",
+        what = ("index only: a reused palace, its vectors already stored" if r.get("reused")
+                else "ingest + distill + index")
+        row(f"time to full strength ({what})", f"{r['full_strength_s']:.0f} s",
             "", f"≈ {est:.0f} s of MiniLM float for verbatim alone")
     w, tw = r["warm_cli"], r.get("today_warm_cli")
     row("warm palace-lab search, nothing changed", f"{w['median_s']:.2f} s",
