@@ -9,7 +9,10 @@ column of the palace's ``embeddings`` table) and a ``dim``. Invariants:
   never embedded twice by the same model, across runs, layers and processes.
 
 Registry (:data:`EMBEDDERS`): ``minilm`` is the packaged all-MiniLM-L6-v2 (no download, CPU;
-texts are cut at 256 word pieces, the model's default ``max_seq_length``); ``minilm-static``
+texts are cut at 256 word pieces, the model's default ``max_seq_length``); ``minilm-int8``,
+the default (:data:`palace_lab.settings.DEFAULT_EMBEDDER`), is the same network with int8
+weights in ONNX Runtime (:mod:`palace_lab.index.minilm_int8`: 3.3-4.8x the documents a second,
+its own vectors and name), ``minilm-int8-128`` the same reading 128 word pieces; ``minilm-static``
 is a table of word-piece vectors distilled from it (:mod:`palace_lab.index.static`: no
 network at embed time, much faster, measured for quality in ``benchmarks/bench_embedders.py``);
 ``fake`` is a deterministic hashed bag of words for tests. Torch and sentence-transformers are imported only
