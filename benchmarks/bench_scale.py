@@ -55,7 +55,7 @@ sys.path.insert(0, str(ROOT / "benchmarks"))
 
 from bench_search import log, peak_mb, percentile_ms, read_qrels  # noqa: E402
 
-TARGETS = {"first_search_s": 60.0, "incremental_s": 10.0, "warm_cli_s": 3.0, "peak_mb": 2048.0,
+TARGETS = {"full_strength_s": 1200.0, "first_search_s": 60.0, "incremental_s": 10.0, "warm_cli_s": 3.0, "peak_mb": 2048.0,
            "p50_ms": 10.0, "seed_ratio": 100.0}
 QUERY = "TimeoutError PostingManager did not respond"
 BASELINE_REV = "6eeccb7"
@@ -380,8 +380,10 @@ def run(args) -> dict:
         bm25_delta.DELTA_FROM = args.delta_from
     work = Path(tempfile.mkdtemp(prefix="bench_scale_"))
     db = Path(args.db) if args.db else work / "p.db"
+    from palace_lab.settings import DEFAULT_EMBEDDER
+
     result: dict = {"db": str(db), "baseline_rev": args.baseline_rev, "more": args.more,
-                    "loadavg_start": os.getloadavg()[0]}
+                    "loadavg_start": os.getloadavg()[0], "embedder": DEFAULT_EMBEDDER}
     if db.exists():
         log(f"reusing {db}")
         result["reused"] = True
@@ -408,6 +410,8 @@ def run(args) -> dict:
             log(f"palace-lab index --modes {modes}")
             result["index"] = _step(cli(str(db), "index", "--modes", modes))
             result["index_modes"] = modes
+            result["full_strength_s"] = result["index"]["seconds"] + sum(
+                result[s]["seconds"] for s in ("ingest", "distill") if s in result)
         log("warm reopen")
         result["warm_cli"] = warm_cli(str(db), args.repeat)
         today_db = baseline_palace(db, base) if base else None
@@ -458,8 +462,13 @@ def print_report(r: dict) -> None:
         f"< {t['first_search_s']:.0f} s {verdict(first['seconds'], t['first_search_s'])}",
         f"≈ {est:.0f} s (embeds verbatim at {r['embed_rate_per_s']:.0f}/s)", first["rss_mb"])
     if "index" in r:
-        row(f"palace-lab index --modes {r['index_modes']}", f"{r['index']['seconds']:.0f} s",
-            "", "", r["index"]["rss_mb"])
+        row(f"palace-lab index --modes {r['index_modes']} (embedder {r['embedder']})",
+            f"{r['index']['seconds']:.0f} s", f"< {t['full_strength_s']:.0f} s "
+            f"{verdict(r['index']['seconds'], t['full_strength_s'])}", "", r["index"]["rss_mb"])
+        what = ("index only: a reused palace, its vectors already stored" if r.get("reused")
+                else "ingest + distill + index")
+        row(f"time to full strength ({what})", f"{r['full_strength_s']:.0f} s",
+            "", f"≈ {est:.0f} s of MiniLM float for verbatim alone")
     w, tw = r["warm_cli"], r.get("today_warm_cli")
     row("warm palace-lab search, nothing changed", f"{w['median_s']:.2f} s",
         f"< {t['warm_cli_s']:.0f} s {verdict(w['median_s'], t['warm_cli_s'])}",

@@ -13,6 +13,12 @@ from dataclasses import dataclass
 from pathlib import Path
 
 
+# The embedder of every vector layer when none is named (registry: palace_lab.index.embed):
+# MiniLM's int8 ONNX graph embeds a 50,000-exchange history in minutes where PyTorch's float
+# MiniLM takes hours, and keeps the default mode's retrieval (README, "Embedders").
+DEFAULT_EMBEDDER = "minilm-int8"
+
+
 def offline() -> None:
     """Models ship in packages here; a hub lookup would hang for a minute, then fail."""
     os.environ.setdefault("HF_HUB_OFFLINE", "1")

@@ -108,6 +108,18 @@ SECRET_ROWS = [
     ("generic_secret", fake(32), "client_secret = {s}"),
     ("generic_secret", '"' + fake(40, URLSAFE) + '"', '"refresh_token": {s}'),
     ("generic_secret", fake(24), "webhook_signing_key: {s}"),
+    # Found by a probe (issue 29): shapes that name no provider by their own prefix.
+    ("twilio_auth_token", fake(32, HEX), 'client = Client("AC' + fake(32, HEX) + '", "{s}")'),
+    ("twilio_auth_token", fake(32, HEX), "curl -u AC" + fake(32, HEX) + ":{s} https://api.twilio.com"),
+    ("password_stdin", fake(24), "echo {s} | docker login ghcr.io -u alice --password-stdin"),
+    ("password_stdin", "'" + fake(20) + "'",
+     "echo -n {s} | podman login -u ci --password-stdin quay.io"),
+    ("password_stdin", fake(40), "echo {s} | gh auth login --with-token"),
+    ("azure_sas_signature", fake(43, ALNUM + "+/") + "%3D",
+     "https://acct.blob.core.windows.net/c/b.csv?sv=2022-11-02&ss=b&srt=o&sp=r"
+     "&se=2026-12-01T00:00:00Z&spr=https&sig={s}"),
+    ("azure_sas_signature", fake(44, ALNUM) ,
+     "AZURE_SAS_URL: https://acct.queue.core.windows.net/q?sig={s}&se=2026-12-01&sp=rau"),
 ]
 
 LOOK_ALIKES = [
@@ -144,4 +156,13 @@ LOOK_ALIKES = [
     "ICON = 'iVBORw0KGgoAAAANSUhEUgAAAAEAAAABCAYAAAAfFcSJAAAADUlEQVR42mNkYPhfDwAChwGA60e6kgAAAABJRU5ErkJggg=='",
     "primary_key = 'id'; sort_key: created_at; partition_key = tenant_id",
     "NRAK- is New Relic's prefix; PMAK- is Postman's; glsa_ is Grafana's",
+    # Near the issue 29 shapes: digests, UUIDs and references must survive.
+    "md5 9e107d9d372bb6826bd81d3542a419d6, d41d8cd98f00b204e9800998ecf8427e",
+    "account ACdeadbeef and ids 550e8400e29b41d4a716446655440000, 6ba7b8109dad11d180b400c04fd430c8",
+    'client = Client(os.environ["TWILIO_ACCOUNT_SID"], os.environ["TWILIO_AUTH_TOKEN"])',
+    'echo $CR_PAT | docker login ghcr.io -u alice --password-stdin',
+    'echo "${{ secrets.GITHUB_TOKEN }}" | docker login ghcr.io -u $ --password-stdin',
+    "cat ~/token.txt | docker login --username ci --password-stdin registry.example.com",
+    "the sig= field of a SAS URL is the signature; sv=2022-11-02&sp=r is not secret",
+    "gpg writes release.tar.gz.sig=detached signature, see docs#sig=1",
 ]

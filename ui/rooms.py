@@ -12,8 +12,8 @@ from palace_lab.charts.rooms import co_occurrence_heatmap, projection_scatter, r
 from palace_lab.store.memo import code_version
 from ui.data import budget, card_map_for, cards, content_key, disk_cached
 from ui.exchange import paged, show_asked, show_card, show_messages
-from ui.search import prepare
-from ui.state import db_path, distiller_version, embedder_name, engine_for, palace
+from ui.search import background, build_status, prepare, ready
+from ui.state import db_path, distiller_version, embedder_name, engine, engine_for, palace
 
 TSNE_MAX_POINTS = 1000
 TABLE_ROWS = 200  # rooms shown at a time in the table
@@ -44,9 +44,14 @@ def _projection(path: str, version: str, embedder: str, content: str, method: st
     return rooms.projection_rows(ids, coords, groups, all_cards), index.size
 
 
-def projection(method: str, colour_by: str | None, seed: int = 0) -> tuple[list[dict], int]:
-    """Rows ``{exchange_id, x, y, room, core}`` and how many exchanges the layer holds."""
-    prepare(["exact:core"])  # embeds the core layer with progress, once
+def projection(method: str, colour_by: str | None, seed: int = 0) -> tuple[list[dict], int] | None:
+    """Rows ``{exchange_id, x, y, room, core}`` and how many exchanges the layer holds; None
+    while the core layer is embedded in the background (a large history: the page never
+    waits minutes for it, as a search does not)."""
+    if not ready(["exact:core"]) and engine().plan("exact:core").missing:
+        background().start(["exact:core"])
+        return None
+    prepare(["exact:core"])  # embeds a small core layer with progress, once
     return _projection(str(db_path()), distiller_version(), embedder_name(), content_key(),
                        method, colour_by, seed)
 
@@ -94,7 +99,14 @@ def space_panel() -> None:
                      captions=["principal components (fast)", "t-SNE (local structure, slower)"])
     colour = b.selectbox("Colour by the card's most relevant room of type",
                          ["any", "workflow", "concept", "file"], key="rooms_colour")
-    rows, total = projection(method, None if colour == "any" else colour)
+    made = projection(method, None if colour == "any" else colour)
+    if made is None:
+        st.info("The distilled layer is embedded in the background (after any build already "
+                "running); the projection appears here once it is built.",
+                icon=":material/hourglass_top:")
+        build_status()
+        return
+    rows, total = made
     note = f" (a seeded sample of {len(rows):,} of {total:,})" if len(rows) < total else ""
     st.caption(f"The distilled layer (exchange_core + specific_context) embedded by the search "
                f"embedder, projected to 2-D{note}; the 12 commonest rooms get their own colour.")

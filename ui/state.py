@@ -14,7 +14,7 @@ from pathlib import Path
 import streamlit as st
 
 from palace_lab.errors import PalaceError
-from palace_lab.settings import offline
+from palace_lab.settings import DEFAULT_EMBEDDER, offline
 
 ROOT = Path(__file__).resolve().parent.parent
 # PALACE_LAB_SAMPLE_DIR lets tests and benchmarks point "the bundled sample" at another folder.
@@ -121,7 +121,7 @@ def distiller_version() -> str | None:
 
 def embedder_name() -> str:
     """``PALACE_LAB_EMBEDDER`` (e.g. ``fake`` in tests), else the packaged MiniLM."""
-    return os.environ.get("PALACE_LAB_EMBEDDER") or "minilm"
+    return os.environ.get("PALACE_LAB_EMBEDDER") or DEFAULT_EMBEDDER
 
 
 @st.cache_resource(max_entries=8, show_spinner=False)

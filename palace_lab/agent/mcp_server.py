@@ -23,6 +23,7 @@ from pydantic import BaseModel, Field
 
 from palace_lab.agent.recall import DEFAULT_PAGE, MAX_K, MAX_PAGE, MAX_ROOMS, NOTICE, Recall
 from palace_lab.errors import PalaceError
+from palace_lab.settings import DEFAULT_EMBEDDER
 
 log = logging.getLogger("palace_lab.mcp")
 
@@ -235,7 +236,7 @@ def build_server(recall: Recall):
     return app
 
 
-def serve(db: str | Path, *, distiller: str | None = None, embedder: str = "minilm",
+def serve(db: str | Path, *, distiller: str | None = None, embedder: str = DEFAULT_EMBEDDER,
           http_port: int | None = None, warm: bool = True) -> None:
     """Serve the palace at ``db`` over stdio (or streamable HTTP on 127.0.0.1:``http_port``)."""
     recall = Recall.open(db, distiller=distiller, embedder=embedder)

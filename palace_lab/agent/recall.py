@@ -12,9 +12,11 @@
   time (``offset``/``limit``, at most :data:`MAX_PAGE`), so a huge tool output never floods the
   agent's context; ``next_offset`` says where the next page starts (None on the last page).
   Secrets are redacted (:mod:`palace_lab.redact`) before paging, in pages and previews alike:
-  a credential an old tool output printed is not handed to the next agent. Cards are redacted
-  again as they are read (a card stored before a redaction rule existed), as in the CLI and
-  the app.
+  a credential an old tool output printed is not handed to the next agent. A secret that a
+  rule finds anywhere in the exchange is removed from the page and the preview wherever it
+  appears, even without the words that let a rule see it (``config/<token>.env``), and so is a
+  piece of it that a preview cut off. Cards are redacted again as they are read (a card stored
+  before a redaction rule existed), as in the CLI and the app.
 - :meth:`Recall.pack` is :func:`palace_lab.lifecycle.build_pack`: never over its budget.
 - :meth:`Recall.rooms` is the room map with counts; :meth:`Recall.stats` the palace in numbers.
 
@@ -32,8 +34,9 @@ from pathlib import Path
 from typing import TYPE_CHECKING
 
 from palace_lab.errors import PalaceError
-from palace_lab.redact import redact_card, redact_text
+from palace_lab.redact import redact_card, redact_with_known, secrets_in
 from palace_lab.request import request_opening
+from palace_lab.settings import DEFAULT_EMBEDDER
 
 if TYPE_CHECKING:
     from palace_lab.store import Palace
@@ -73,7 +76,7 @@ def card_dict(card) -> dict | None:
 class Recall:
     """Read-only recall over one open palace (see the module docstring)."""
 
-    def __init__(self, palace: Palace, *, distiller: str | None = None, embedder: str = "minilm",
+    def __init__(self, palace: Palace, *, distiller: str | None = None, embedder: str = DEFAULT_EMBEDDER,
                  background: bool = True):
         from palace_lab.agent.serving import Serving
 
@@ -133,7 +136,7 @@ class Recall:
         out = []
         for h in hits:
             e = self.palace.exchange(h.exchange_id)
-            out.append({**h.to_dict(), "preview": redact_text(h.preview),
+            out.append({**h.to_dict(), "preview": _redacted(h.preview, e.verbatim if e else ""),
                         "request": request_opening(e) if e else "",
                         "project": e.project if e else None,
                         "timestamp": e.timestamp if e else None,
@@ -163,7 +166,7 @@ class Recall:
         if e is None:
             raise PalaceError(f"no exchange {exchange_id!r} in this palace; "
                               "exchange ids come from search hits or the memory pack")
-        text = redact_text(e.verbatim)
+        text = _redacted(e.verbatim, e.verbatim)
         page = text[offset:offset + limit]
         end = offset + len(page)
         return {"exchange_id": e.exchange_id, "conversation_id": e.conversation_id,
@@ -223,3 +226,8 @@ class Recall:
             summary, _ = palace_budget(self.palace, self.engine.distiller)
             self._budget = (key, summary.to_dict())
         return self._budget[1]
+
+
+def _redacted(text: str, exchange_text: str) -> str:
+    """``text`` (a page or a preview of ``exchange_text``) without the exchange's secrets."""
+    return redact_with_known(text, secrets_in(exchange_text)).text

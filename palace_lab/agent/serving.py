@@ -22,6 +22,8 @@ import threading
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING
 
+from palace_lab.settings import DEFAULT_EMBEDDER
+
 if TYPE_CHECKING:
     from palace_lab.store import Palace
 
@@ -45,7 +47,7 @@ def _state(palace: Palace) -> tuple:
 class Serving:
     """Generations of search engines over the palace file at ``path`` (see the module doc)."""
 
-    def __init__(self, path, *, distiller: str | None = None, embedder: str = "minilm",
+    def __init__(self, path, *, distiller: str | None = None, embedder: str = DEFAULT_EMBEDDER,
                  background: bool = True):
         self.path, self.distiller, self.embedder = path, distiller, embedder
         self.background = background

@@ -32,6 +32,7 @@ from pathlib import Path
 from typing import TYPE_CHECKING
 
 from palace_lab.errors import NothingToIngestError, PalaceError
+from palace_lab.settings import DEFAULT_EMBEDDER
 
 if TYPE_CHECKING:
     from palace_lab.store import Palace
@@ -103,7 +104,7 @@ class Watcher:
     """Ingest → distill → warm indexes for the files under ``paths`` (see the module docstring)."""
 
     def __init__(self, palace: Palace, paths: Iterable[str | Path], *, distiller: str = "rules",
-                 embedder: str = "minilm", mode: str | None = None, warm: bool = True,
+                 embedder: str = DEFAULT_EMBEDDER, mode: str | None = None, warm: bool = True,
                  log: Callable[[str], None] | None = None,
                  clock: Callable[[], float] = time.monotonic):
         self.palace = palace

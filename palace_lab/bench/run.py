@@ -26,6 +26,7 @@ from typing import TYPE_CHECKING
 from palace_lab.bench.base import Benchmark, Question, gold_sessions, qrels_for
 from palace_lab.errors import PalaceError
 from palace_lab.model import rank_order
+from palace_lab.settings import DEFAULT_EMBEDDER
 
 if TYPE_CHECKING:
     from palace_lab.store import Palace
@@ -168,7 +169,7 @@ def _cut(run: dict, k: int) -> dict:
     return {q: dict(sorted(s.items(), key=lambda i: (-i[1], i[0]))[:k]) for q, s in run.items()}
 
 
-def run_benchmark(bench: Benchmark, palace: Palace, modes: Sequence[str], *, embedder="minilm",
+def run_benchmark(bench: Benchmark, palace: Palace, modes: Sequence[str], *, embedder=DEFAULT_EMBEDDER,
                   k: int = 10, correction: str = "bonferroni", test: str = "t",
                   progress: Callable[[str], None] | None = None) -> BenchReport:
     from palace_lab.evaluate import paper_table

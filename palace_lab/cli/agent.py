@@ -5,6 +5,7 @@ from __future__ import annotations
 import sys
 
 from palace_lab.cli.common import EMBEDDER_HELP, _db, _emit, _palace
+from palace_lab.settings import DEFAULT_EMBEDDER
 
 
 def cmd_mcp(args) -> None:
@@ -63,7 +64,7 @@ def add_agent_commands(command) -> None:
     c.add_argument("--http", type=int, metavar="PORT",
                    help="serve streamable HTTP on 127.0.0.1:PORT instead of stdio")
     c.add_argument("--distiller", help="distiller version of the cards (default: latest)")
-    c.add_argument("--embedder", default="minilm", help=EMBEDDER_HELP)
+    c.add_argument("--embedder", default=DEFAULT_EMBEDDER, help=EMBEDDER_HELP)
     c.add_argument("--no-warm", action="store_true", help="do not load indexes at start")
 
     c = command("hook", None, "agent hooks (Claude Code)", db=False, json_=False)
@@ -86,6 +87,6 @@ def add_agent_commands(command) -> None:
     c.add_argument("--once", action="store_true", help="one pass over the paths, then exit")
     c.add_argument("--debounce", type=int, default=1500, help="milliseconds (default 1500)")
     c.add_argument("--distiller", default="rules", help="distiller backend (default: rules)")
-    c.add_argument("--embedder", default="minilm", help=EMBEDDER_HELP)
+    c.add_argument("--embedder", default=DEFAULT_EMBEDDER, help=EMBEDDER_HELP)
     c.add_argument("--mode", help="search mode whose indexes to keep warm (default: the default)")
     c.add_argument("--no-index", action="store_true", help="ingest and distill only")

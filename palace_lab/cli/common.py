@@ -13,7 +13,8 @@ import sys
 from palace_lab.errors import PalaceError
 
 # The names of palace_lab.index.embed.EMBEDDERS (not imported: --help stays free of numpy)
-EMBEDDER_HELP = "minilm (default), minilm-static (distilled from MiniLM, fast) or fake (tests)"
+EMBEDDER_HELP = ("minilm-int8 (default: MiniLM, int8 weights in ONNX Runtime), minilm (MiniLM, "
+                 "float, PyTorch), minilm-int8-128, minilm-static (distilled, fast) or fake (tests)")
 
 EXIT_ERROR, EXIT_UNEXPECTED, EXIT_INTERRUPTED = 1, 2, 130
 

@@ -8,6 +8,7 @@ from typing import TYPE_CHECKING
 
 from palace_lab.cli.common import EMBEDDER_HELP
 from palace_lab.errors import PalaceError
+from palace_lab.settings import DEFAULT_EMBEDDER
 
 if TYPE_CHECKING:
     from palace_lab.store import Palace
@@ -242,7 +243,7 @@ def _add_index(command) -> None:
     c.add_argument("--modes", help="all | presets | M1,M2,… (default: the palace's saved "
                    f"default mode, else {DEFAULT_MODE})")
     c.add_argument("--distiller", help="distiller version for distilled layers (default: latest)")
-    c.add_argument("--embedder", default="minilm", help=EMBEDDER_HELP)
+    c.add_argument("--embedder", default=DEFAULT_EMBEDDER, help=EMBEDDER_HELP)
 
 
 def _add_eval(command) -> None:
@@ -266,7 +267,7 @@ def _add_bench(command) -> None:
     c.add_argument("--errata", help="LoCoMo: folder of errors_conv_<i>.json (default: beside it)")
     c.add_argument("--modes", default="all", help="all | presets | M1,M2,… (default: all)")
     c.add_argument("--distiller", default="rules", help="distiller backend (default: rules)")
-    c.add_argument("--embedder", default="minilm", help=EMBEDDER_HELP)
+    c.add_argument("--embedder", default=DEFAULT_EMBEDDER, help=EMBEDDER_HELP)
     c.add_argument("--k", type=int, default=10, help="cut-off of the exchange metrics")
     c.add_argument("--test", default="t", choices=["t", "wilcoxon"], help="paired test")
     c.add_argument("--correction", default="bonferroni", choices=["holm", "bonferroni"])
@@ -296,7 +297,7 @@ def _add_pack(command) -> None:
 def _common(c) -> None:
     c.add_argument("--k", type=int, default=10, help="results per query (default 10)")
     c.add_argument("--distiller", help="distiller version for distilled layers (default: latest)")
-    c.add_argument("--embedder", default="minilm", help=EMBEDDER_HELP)
+    c.add_argument("--embedder", default=DEFAULT_EMBEDDER, help=EMBEDDER_HELP)
     c.add_argument("--project", help="only exchanges of this project")
     c.add_argument("--since", help="only exchanges on or after this date (ISO)")
     c.add_argument("--until", help="only exchanges before this date (ISO)")

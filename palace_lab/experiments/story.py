@@ -30,6 +30,7 @@ from palace_lab.experiments import query_sets as experiments
 from palace_lab.index.cache import cache_root, cards_fingerprint
 from palace_lab.model import content_hash
 from palace_lab.search import DEFAULT_MODE
+from palace_lab.settings import DEFAULT_EMBEDDER
 
 if TYPE_CHECKING:
     from palace_lab.store import Palace
@@ -138,7 +139,7 @@ def main(argv: list[str] | None = None) -> int:
     parser = argparse.ArgumentParser(prog="python -m palace_lab.experiments.story",
                                      description=main.__doc__)
     parser.add_argument("--db", required=True)
-    parser.add_argument("--embedder", default=os.environ.get("PALACE_LAB_EMBEDDER") or "minilm")
+    parser.add_argument("--embedder", default=os.environ.get("PALACE_LAB_EMBEDDER") or DEFAULT_EMBEDDER)
     args = parser.parse_args(argv)
     with Palace.open(args.db, create=False) as palace:
         distiller = main_version(palace)

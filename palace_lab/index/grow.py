@@ -72,9 +72,9 @@ def grow(base: Path, params: HNSWParams, base_ids: list[str], base_rows: list[st
          change: Delta, ids: list[str], rows: list[str], vectors: np.ndarray
          ) -> tuple[HNSWIndex, list[str], list[str]]:
     """The base index with ``change`` applied; ``vectors``: the added texts' vectors."""
-    from usearch.index import Index
+    from palace_lab.index.hnsw import usearch_index
 
-    index = Index.restore(str(base / "hnsw.usearch"), view=False)
+    index = usearch_index().restore(str(base / "hnsw.usearch"), view=False)
     if index is None:
         raise OSError(f"unreadable HNSW index in {base}")
     matrix = np.array(np.load(base / "vectors.npy", allow_pickle=False), dtype=np.float32)

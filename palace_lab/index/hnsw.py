@@ -39,6 +39,23 @@ class HNSWParams:
         return asdict(self)
 
 
+def usearch_index():
+    """usearch's ``Index``, imported after onnxruntime when onnxruntime is installed.
+
+    Importing onnxruntime (1.32) in a process that has already imported usearch (2.26) kills
+    the interpreter with a segmentation fault inside onnxruntime's extension module; the other
+    order works. The query embedding imports onnxruntime after the indexes are loaded, so
+    without this a ``palace-lab search`` of a vector mode crashed before answering.
+    """
+    try:
+        import onnxruntime  # noqa: F401  (first: see above)
+    except ImportError:
+        pass
+    from usearch.index import Index
+
+    return Index
+
+
 class HNSWIndex:
     """A usearch ``Index`` over unit vectors, plus the vectors for filtered fall-back."""
 
@@ -51,8 +68,7 @@ class HNSWIndex:
     @classmethod
     def build(cls, vectors: np.ndarray, *, connectivity: int = 16, expansion_add: int = 128,
               expansion_search: int = 64) -> "HNSWIndex":
-        from usearch.index import Index
-
+        Index = usearch_index()
         params = HNSWParams(connectivity, expansion_add, expansion_search)
         vectors = np.ascontiguousarray(vectors, dtype=np.float32)
         index = Index(ndim=max(vectors.shape[1], 1), metric="cos", dtype="f32",
@@ -96,8 +112,7 @@ class HNSWIndex:
 
     @classmethod
     def load(cls, folder: Path, params: HNSWParams) -> "HNSWIndex":
-        from usearch.index import Index
-
+        Index = usearch_index()
         # Memory-mapped: only the filtered fall-back reads them, so they rarely cost memory.
         vectors = np.load(folder / "vectors.npy", allow_pickle=False, mmap_mode="r")
         index = Index.restore(str(folder / "hnsw.usearch"), view=True)

@@ -36,6 +36,7 @@ from palace_lab.index.previous import (Previous, behind_ids, bm25_with_delta, hn
 from palace_lab.index.tokenize import Tokenizer, TokenizerSettings
 from palace_lab.index.layers import get_layer, layer_sources, layer_texts, texts_of
 from palace_lab.model import content_hash
+from palace_lab.settings import DEFAULT_EMBEDDER
 
 if TYPE_CHECKING:
     from palace_lab.store import Palace
@@ -46,7 +47,7 @@ BuildProgress = Callable[[str, int, int], None]
 class IndexSet:
     """Indexes of one palace for one distiller version and one embedder."""
 
-    def __init__(self, palace: Palace, *, distiller: str | None = None, embedder: str | Embedder = "minilm",
+    def __init__(self, palace: Palace, *, distiller: str | None = None, embedder: str | Embedder = DEFAULT_EMBEDDER,
                  cache: bool = True, root: Path | None = None,
                  tokenizer: TokenizerSettings | None = None, hnsw: HNSWParams | None = None,
                  bm25_k1: float = 1.5, bm25_b: float = 0.75,

@@ -175,6 +175,16 @@ _FIRST_RULES: tuple[Rule, ...] = (
         r"[ \t]-p[ \t]*(?!-)(?P<secret>[^\s-][^\s]*)",
         "mysql", "mariadb", "sshpass",
     ),
+    # `echo <token> | docker login … --password-stdin` (or `gh auth login --with-token`): the
+    # echoed literal is the password; `echo $TOKEN` and `echo "${{ secrets.X }}"` are not.
+    _rule(
+        "password_stdin",
+        r"""\b(?:echo(?:[ \t]+-[neE]+)?|printf(?:[ \t]+(?:'%s'|"%s"|%s))?)[ \t]+"""
+        r"""(?P<secret>"[^"\n]+"|'[^'\n]+'|[^\s'"|;&]+)[ \t]*\|[^\n|]*?\blogin\b[^\n|]*?"""
+        r"--(?:password-stdin|with-token)\b",
+        "--password-stdin", "--with-token",
+        plausible=_is_literal_value,
+    ),
     _rule(
         "env_secret",
         r"^[ \t]*(?:export[ \t]+)?(?:" + _SECRET_NAME + r")[ \t]*=[ \t]*"
@@ -210,6 +220,14 @@ _PROVIDER_AND_GENERIC_RULES: tuple[Rule, ...] = (
     _rule("pypi_token", r"(?P<secret>(?:\bpypi-)?AgEIcHlwaS5vcmc[A-Za-z0-9_-]{50,})",
           "AgEIcHlwaS5vcmc"),
     _rule("twilio_api_key", r"\b(?P<secret>SK[0-9a-fA-F]{32})\b", "SK"),
+    # Twilio's auth token is bare hex; only the account SID written just before it (a
+    # positional `Client("AC…", "…")`, a `-u AC…:…`) tells it from a digest.
+    _rule("twilio_auth_token",
+          r"\bAC[0-9a-fA-F]{32}\b[\"']?\s*[,:]\s*[\"']?(?P<secret>[0-9a-fA-F]{32})(?![0-9a-zA-Z])",
+          "AC", plausible=_looks_random),
+    # A SAS URL's signature is the credential; the other query fields (sv, se, sp) are not.
+    _rule("azure_sas_signature",
+          r"(?<![\w.-])sig=(?P<secret>[A-Za-z0-9%+/=_-]{20,})", "sig=", plausible=_looks_random),
     _rule("sendgrid_api_key", r"\b(?P<secret>SG\.[A-Za-z0-9_-]{22}\.[A-Za-z0-9_-]{43})", "SG."),
     _rule("mailgun_api_key", r"\b(?P<secret>key-[0-9a-f]{32})\b", "key-"),
     _rule("huggingface_token", r"\b(?P<secret>hf_[A-Za-z0-9]{34,})\b", "hf_",

@@ -31,6 +31,7 @@ from pathlib import Path
 
 from palace_lab.errors import SearchError
 from palace_lab.search.modes import PureMode
+from palace_lab.settings import DEFAULT_EMBEDDER
 
 
 @dataclass(frozen=True)
@@ -270,7 +271,7 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("db")
     parser.add_argument("runs", nargs="+", help="pure modes, e.g. hnsw:verbatim")
     parser.add_argument("--distiller")
-    parser.add_argument("--embedder", default="minilm")
+    parser.add_argument("--embedder", default=DEFAULT_EMBEDDER)
     parser.add_argument("--inline-embed", type=float)
     parser.add_argument("--nice", type=int, default=NICE, help="the niceness to run at")
     args = parser.parse_args(argv)

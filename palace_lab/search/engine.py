@@ -37,6 +37,7 @@ from palace_lab.search import fusion
 from palace_lab.search.filters import Filters
 from palace_lab.search.modes import DEFAULT_MODE, FusedMode, Mode, PureMode, parse_mode
 from palace_lab.search.plan import BEHIND_EMBED_LIMIT, INLINE_EMBED_LIMIT, Plan, substitute
+from palace_lab.settings import DEFAULT_EMBEDDER
 
 if TYPE_CHECKING:
     from palace_lab.store import Palace
@@ -59,7 +60,7 @@ class SearchEngine:
     """Searches one palace with one distiller version (default: the newest) and one embedder."""
 
     def __init__(self, palace: Palace, *, distiller: str | None = None,
-                 embedder: str | Embedder = "minilm", cache: bool = True,
+                 embedder: str | Embedder = DEFAULT_EMBEDDER, cache: bool = True,
                  progress: BuildProgress | None = None,
                  inline_embed: float | None = None, **index_options):
         self.palace = palace

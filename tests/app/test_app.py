@@ -364,29 +364,40 @@ def test_search_lab_builds_a_missing_vector_layer_in_the_background(app_env, mon
     assert "not built yet" not in notes
 
 
-def test_evaluation_measures_ready_modes_and_lists_those_waiting_for_a_layer(app_env, monkeypatch):
-    """With no inline embedding, the vector modes wait for the background build: the table
-    holds only the modes searchable now (never one that ran without its layer), the others are
-    named; once the build ends they join the table."""
+def held_background_build(app_env, monkeypatch, *, inline: str = "allow"):
+    """No vectors stored, none embedded inline, and a background build (a thread of this
+    process) that waits until the returned event is set. ``inline="fail"``: embedding in the
+    page's own thread fails the test."""
     import threading
-    import time
 
     from palace_lab.index.embed import FakeEmbedder
     from palace_lab.store import Palace
 
     monkeypatch.setenv("PALACE_LAB_INLINE_EMBED", "0")
-    monkeypatch.setenv("PALACE_LAB_BACKGROUND", "thread")  # held below, in this process
+    monkeypatch.setenv("PALACE_LAB_BACKGROUND", "thread")
     with Palace.open(app_env) as p:
         p.conn.execute("DELETE FROM embeddings")
         p.conn.commit()
     go, real = threading.Event(), FakeEmbedder.embed_batch
 
-    def held(self, texts):  # the background build waits until the table is checked
+    def held(self, texts):
         if threading.current_thread() is not threading.main_thread():
             go.wait(30)
+        elif inline == "fail":
+            pytest.fail("embedded inline")
         return real(self, texts)
 
     monkeypatch.setattr(FakeEmbedder, "embed_batch", held)
+    return go
+
+
+def test_evaluation_measures_ready_modes_and_lists_those_waiting_for_a_layer(app_env, monkeypatch):
+    """With no inline embedding, the vector modes wait for the background build: the table
+    holds only the modes searchable now (never one that ran without its layer), the others are
+    named; once the build ends they join the table."""
+    import time
+
+    go = held_background_build(app_env, monkeypatch)
     at = start("pages/evaluation.py")
     at.session_state["eval_tab"] = "Query sets"
     at.run()
@@ -406,6 +417,29 @@ def test_evaluation_measures_ready_modes_and_lists_those_waiting_for_a_layer(app
             break
     clean(at)
     assert at.dataframe[0].value["mode"].tolist() == ["bm25:verbatim", "hnsw:verbatim"]
+
+
+def test_rooms_leave_a_large_core_layer_to_the_background_build(app_env, monkeypatch):
+    """The embedding space never embeds a layer too large to embed inline (at 50,000
+    exchanges, minutes): it starts the background build, says so, and shows the projection
+    once the layer is built."""
+    import time
+
+    go = held_background_build(app_env, monkeypatch, inline="fail")
+    at = start("pages/rooms.py")
+    at.session_state["rooms_tab"] = "Embedding space"
+    at.run()
+    clean(at)
+    assert "embedded in the background" in " ".join(i.value for i in at.info)
+    assert not at.get("plotly_chart")
+    go.set()
+    for _ in range(60):
+        time.sleep(0.5)
+        at.run()
+        if at.get("plotly_chart"):
+            break
+    clean(at)
+    assert at.get("plotly_chart") and not at.info
 
 
 def test_rooms_are_counted_once_kept_on_disk_and_their_table_paged(app_env, monkeypatch):

@@ -70,11 +70,11 @@ def test_empty_input(palace):
 
 
 def test_registry():
-    assert set(EMBEDDERS) == {"minilm", "minilm-static", "fake"}
+    assert set(EMBEDDERS) == {"minilm", "minilm-int8", "minilm-int8-128", "minilm-static", "fake"}
     assert isinstance(get_embedder("fake"), FakeEmbedder)
     custom = FakeEmbedder()
     assert get_embedder(custom) is custom
-    with pytest.raises(SearchError, match="valid embedders: minilm, minilm-static, fake"):
+    with pytest.raises(SearchError, match="valid embedders: minilm, minilm-int8, minilm-int8-128, minilm-static, fake"):
         get_embedder("word2vec")
     with pytest.raises(TypeError):
         Embedder()  # abstract
@@ -121,12 +121,13 @@ def test_a_query_skips_torch_where_torch_is_loaded(monkeypatch):
     assert seen == [["pool timeout"]]
 
 
-def test_a_query_does_not_import_torch():
+@pytest.mark.parametrize("name", ["minilm", "minilm-int8"])
+def test_a_query_does_not_import_torch(name):
     import subprocess
     import sys
 
     code = ("import sys; from palace_lab.index.embed import get_embedder; "
-            "get_embedder('minilm').embed_batch(['pool timeout']); "
+            f"get_embedder({name!r}).embed_batch(['pool timeout']); "
             "print('torch' in sys.modules, 'sentence_transformers' in sys.modules)")
     out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True,
                          check=True).stdout

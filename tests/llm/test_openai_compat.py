@@ -335,3 +335,16 @@ def test_the_abstractive_compressor_runs_on_the_local_model(stub):
     assert r.backend == f"openai-compat:{MODEL}" and r.cost_usd == 0
     assert r.text.splitlines()[0] == "[goal] Fix API timeouts"
     assert "record_summary" in stub.calls()[0].body["messages"][0]["content"]
+
+
+def test_no_secret_of_the_redaction_table_reaches_either_server(either):
+    from redaction_table import SECRET_ROWS
+
+    stub, make = either
+    stub.push(answer(good_answer()))
+    body = "\n".join(line.format(s=secret) for _, secret, line in SECRET_ROWS)
+    [outcome] = make().distill_batch([exchange(1, body)], stats=STATS)
+    sent = b"".join(r.raw for r in stub.requests).decode("utf-8")
+    assert outcome.error is None
+    assert [k for k, s, _ in SECRET_ROWS if s.strip("'\"") in sent] == []
+    assert "[REDACTED:twilio_auth_token]" in sent and "[REDACTED:password_stdin]" in sent

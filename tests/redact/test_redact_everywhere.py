@@ -120,3 +120,22 @@ def test_cards_stored_before_a_rule_existed_are_redacted_on_the_way_out(tmp_path
     assert main(["cards", "--db", str(db), "--json"]) == 0
     out = capsys.readouterr().out
     assert secret not in out and "[REDACTED:sendgrid_api_key]" in out
+
+
+def test_mcp_pages_and_previews_carry_no_planted_secret(tmp_path):
+    from palace_lab.agent.recall import Recall
+
+    db = str(tmp_path / "p.db")
+    assert main(["ingest", str(planted_session(tmp_path)), "--db", db]) == 0
+    recall = Recall.open(db, embedder="fake")
+    try:
+        ids = [e.exchange_id for e in recall.palace.exchanges()]
+        pages = [recall.exchange(eid, limit=20_000)["text"] for eid in ids]
+        hits = recall.search("fix the deploy of service", mode="bm25:verbatim", k=100)["hits"]
+    finally:
+        recall.close()
+    answers = json.dumps(pages) + json.dumps([h["preview"] for h in hits])
+    assert len(pages) == len(SECRET_ROWS) and len(hits) == len(SECRET_ROWS)
+    for kind, secret, _ in SECRET_ROWS:
+        assert json.dumps(bare(secret))[1:-1] not in answers, kind
+    assert "[REDACTED:azure_sas_signature]" in answers

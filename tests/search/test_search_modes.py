@@ -251,7 +251,7 @@ def test_uncached_engine_writes_no_files(tiny):
 
 
 def test_unknown_embedder(tiny):
-    with pytest.raises(SearchError, match="valid embedders: minilm, minilm-static, fake"):
+    with pytest.raises(SearchError, match="valid embedders: minilm, minilm-int8, minilm-int8-128, minilm-static, fake"):
         SearchEngine(tiny[0], embedder="bert")
 
 
