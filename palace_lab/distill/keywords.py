@@ -27,7 +27,7 @@ from palace_lab.distill.base import CorpusStats
 from palace_lab.distill.noise import is_noise, without_blobs
 from palace_lab.ingest.claude_code import person_words
 from palace_lab.distill.spans import word_cost
-from palace_lab.distill.terms import terms
+from palace_lab.distill.terms import STOPWORDS, terms
 
 ZONE_WEIGHTS = {"request": 3.0, "final": 1.0, "said": 1.0, "calls": 0.5, "results": 0.2}
 
@@ -99,8 +99,10 @@ def named_numbers(text: str) -> dict[str, str]:
     out: dict[str, str] = {}
     for m in _NAMED.finditer(text):
         number = m.group(3).lower()
-        if number not in out and len(m.group(1)) > 1 and not is_noise(m.group(1)):
-            out[number] = m.group(0)
+        name = m.group(1)
+        if (number not in out and len(name) > 1 and name.lower() not in STOPWORDS
+                and not is_noise(name)):
+            out[number] = m.group(0)  # as written: "Python 3.12", "max_connections=50"
     return out
 
 

@@ -7,7 +7,8 @@ the exchange's own words. Nothing is added but a period after a clause.
   person asked and, when the agent reported in prose, what was done or found (:mod:`.core`;
   what "whole" means is :mod:`.clauses`'s rule). A request with no content ("continue") gives
   way to the outcome. The core is never cut inside a clause.
-- ``specific_context``: one detail copied exactly (a substring of the exchange), see
+- ``specific_context``: one detail copied exactly (a substring of the exchange, at most
+  ``context_chars``, 40, characters: a longer one spent the keywords' tokens), see
   :mod:`.context`. It is chosen first, and the core's choice discounts the terms it says.
 - ``room_assignments``: a file room (the most-mentioned file), a concept room (the most
   distinctive phrase shared with other exchanges) and a workflow room (kind of work), 1-3 rooms.
@@ -23,8 +24,8 @@ gets B(e) = min(3 · 38, max(8, round(s·d))) tokens, where the share
 s = clamp(38 / mean d over the palace, 0.05, 0.45): a palace of long coding exchanges keeps
 about a tenth of every dialogue, one of short chat turns at most 45%, and no card's budget
 passes 3x the mean card however much was pasted. Core and context together get
-``core_share`` (0.6) of B(e), at most ``budget_tokens`` (38); the core keeps at least
-``min_core`` (12) tokens beside the context, and a whole clause may stretch that by half
+``core_share`` (0.45) of B(e), at most ``budget_tokens`` (38); the core keeps at least
+``min_core`` (10) tokens beside the context, and a whole clause may stretch that by half
 (:data:`.core.STRETCH`) rather than be cut; the keywords fill what is left of B(e), if anything
 is. Rooms and files are outside the budget: they are labels and facts shown beside the card
 (the ``all`` layer counts them). With no palace statistics the share is 0.1.
@@ -101,16 +102,16 @@ def best_window(sentence: str, weights: dict[str, float], max_chars: int) -> str
 
 class RulesDistiller(Distiller):
     backend = "rules"
-    DEFAULTS = {"budget_tokens": 38, "context_chars": 60, "core_chars": None, "mean_tokens": 38,
-                "min_share": 0.05, "max_share": 0.45, "core_share": 0.6, "min_core": 12}
+    DEFAULTS = {"budget_tokens": 38, "context_chars": 40, "core_chars": None, "mean_tokens": 38,
+                "min_share": 0.05, "max_share": 0.45, "core_share": 0.45, "min_core": 10}
     _NAMES = {"budget_tokens": "tok", "context_chars": "ctx", "core_chars": "core",
               "mean_tokens": "mean", "min_share": "smin", "max_share": "smax", "core_share": "cs",
               "min_core": "mc"}
 
-    def __init__(self, *, budget_tokens: int = 38, context_chars: int = 60,
+    def __init__(self, *, budget_tokens: int = 38, context_chars: int = 40,
                  core_chars: int | None = None, request_share: float = 1.0,
                  repeat_weight: float = 0.2, mean_tokens: int = 38, min_share: float = 0.05,
-                 max_share: float = 0.45, core_share: float = 0.6, min_core: int = 12):
+                 max_share: float = 0.45, core_share: float = 0.45, min_core: int = 10):
         self.budget_tokens = budget_tokens
         self.context_chars = context_chars
         self.core_chars = core_chars

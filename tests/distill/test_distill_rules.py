@@ -56,15 +56,15 @@ def test_pool_exchange_card(stats):
     card = distiller.card(POOL, stats)
     # The five exchanges' dialogues average 29.6 tokens, so the share is 38 / 29.6 capped at
     # 0.45, and this one's 57 dialogue tokens give B = round(0.45 · 57) = 26. Core and context
-    # get 0.6 · 26 = 16 tokens; the context (the error cut to 3 × 16 = 48 characters, 10 tokens)
-    # leaves the core its floor of 12: the request's first clause (7 tokens) is whole within
-    # it; the whole sentence (16) would fit the stretch (18) but does not weigh twice as much.
-    # The keywords take the 26 − 17 tokens left: the files' names first (a person types
-    # "pool.py"), then the best terms, none repeating a stem already said.
+    # get 0.45 · 26 = 12 tokens; the context (the error, cut to 3 × 12 = 36 characters) leaves
+    # the core its floor of 10: the request's first clause (7 tokens) is whole within it. The
+    # keywords take the 26 − 12 tokens left: the files' names first (a person types
+    # "pool.py"), then the best terms, a number only with its name ("pool_size=20").
     assert distiller.share(stats) == 0.45 and distiller.card_budget(POOL, stats) == 26
     assert card.exchange_core == "The API times out under load."
-    assert card.specific_context == "sqlalchemy.exc.TimeoutError: QueuePool limit of"
-    assert card.keywords == ("test_transfers.py", "pool.py", "connection", "sized")
+    assert card.specific_context == "sqlalchemy.exc.TimeoutError"
+    assert card.keywords == ("test_transfers.py", "pool.py", "connection", "sized", "pool_size=20",
+                             "cause")
     assert count_tokens([card.search_text]) == [26]
     assert [(r.room_type, r.room_key) for r in card.room_assignments] == [
         ("file", "tests/load/test_transfers.py"), ("concept", "connection_pool"),
@@ -74,9 +74,11 @@ def test_pool_exchange_card(stats):
 
 def test_rounding_exchange_card(stats):
     card = RulesDistiller().card(ROUNDING, stats)
-    # The request's first clause, whole (it ends at the comma before "fix the rounding",
-    # which has one content word), rather than "currency conversion gives 10.005 —".
-    assert card.exchange_core == "currency conversion gives 10.005 instead of 10.00 for EUR."
+    # The request's first clause (16 tokens) does not fit the core's 10, stretched to 15; no
+    # unit with two content words does, so the request's shortest whole clause says what was
+    # asked, and the keywords carry the rest of it (v4: "currency conversion gives 10.005.").
+    assert card.exchange_core == "fix the rounding."
+    assert card.keywords[:4] == ("conversion", "currency", "eur", "gives")
     assert card.specific_context == "src/ledger/fx.py"
     assert card.room_assignments[0].room_key == "src/ledger/fx.py"
 
@@ -84,7 +86,7 @@ def test_rounding_exchange_card(stats):
 def test_a_short_chat_keeps_its_question_whole(stats):
     card = RulesDistiller().card(CHAT, stats)
     assert card.exchange_core == "what do you think about naming?"
-    assert card.specific_context == "what do you think about naming?"  # no detail: the opening
+    assert card.specific_context == "what do you think about"  # no detail: the opening
 
 
 def test_every_card_fits_the_token_budget(stats):
@@ -118,7 +120,7 @@ def test_registry_and_version():
     d = get_distiller("rules")
     assert isinstance(d, RulesDistiller) and d.version == VERSION == "rules:v5"
     assert RulesDistiller(core_chars=90).version == "rules:v5:core90"
-    assert RulesDistiller(budget_tokens=30, context_chars=40).version == "rules:v5:tok30:ctx40"
+    assert RulesDistiller(budget_tokens=30, context_chars=60).version == "rules:v5:tok30:ctx60"
     assert RulesDistiller(mean_tokens=45, max_share=0.5).version == "rules:v5:mean45:smax0.5"
     assert RulesDistiller(min_core=6).version == "rules:v5:mc6"
 
