@@ -71,12 +71,14 @@ def bench_set(name: str, folder: Path) -> dict:
 
 
 def component_runs(dev: dict, modes=COMPONENTS, distiller: str | None = None,
-                   embedder="minilm") -> dict:
+                   embedder: str | None = None) -> dict:
     """``{mode: run}`` to the engine's depth, each question in its scope."""
     from palace_lab.search import SearchEngine
     from palace_lab.search.engine import MIN_DEPTH as DEPTH
 
-    engine = SearchEngine(dev["palace"], distiller=distiller, embedder=embedder)
+    from palace_lab.settings import DEFAULT_EMBEDDER
+
+    engine = SearchEngine(dev["palace"], distiller=distiller, embedder=embedder or DEFAULT_EMBEDDER)
     runs = {}
     for mode in modes:
         run = {}

@@ -60,7 +60,7 @@ PRESETS: dict[str, tuple[str, str]] = {
                          "verbatim BM25 + HNSW on the core with its rooms, RRF"),
     "hybrid-files-rrf": ("rrf(bm25:verbatim,bm25:core+files,hnsw:core;k=60)",
                          "verbatim BM25 + BM25 on core and files + distilled HNSW, RRF"),
-    "hybrid-wrrf": ("wrrf(bm25:verbatim=0.4,hnsw:verbatim=0.3,bm25:core+keywords=0.3;k=5)",
+    "hybrid-wrrf": ("wrrf(bm25:verbatim=0.5,hnsw:verbatim=0.2,bm25:core+keywords=0.3;k=10)",
                     "the default: BM25 and vectors on the verbatim text with BM25 on the card's "
                     "core + keywords, weighted RRF (chosen on three dev sets: "
                     "benchmarks/choose_default.py)"),
@@ -68,9 +68,8 @@ PRESETS: dict[str, tuple[str, str]] = {
                           "hnsw:core+keywords=0.15;k=2)",
                           "the default without the verbatim vectors (no embedding of whole "
                           "exchanges: for a large palace whose verbatim layer is not embedded)"),
-    "card-fusion": ("wrrf(bm25:core+keywords=0.67,hnsw:core+keywords=0.17,hnsw:core=0.17;k=2)",
-                    "distilled only: BM25 on core + keywords with HNSW on core + keywords and "
-                    "on the core, weighted RRF"),
+    "card-fusion": ("wrrf(bm25:core+keywords=0.75,hnsw:core+keywords=0.25;k=2)",
+                    "distilled only: BM25 and HNSW on the card's core + keywords, weighted RRF"),
 }
 # The mode `palace-lab search`, the app and the library use when none is named. Chosen on the
 # public dev sets and the sample by leave-one-set-out selection over a weight grid (README,
