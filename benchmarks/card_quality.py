@@ -136,7 +136,6 @@ def readability(rows: list[tuple]) -> dict:
 
 
 def _stems(text: str) -> set[str]:
-    from palace_lab.distill.clauses import content_words  # noqa: F401 - same notion of a word
     from palace_lab.distill.keywords import stem
     from palace_lab.distill.terms import terms
 
