@@ -68,6 +68,8 @@ def test_probe_graded_pooled_and_tuned_in_chromium(palace_db, tmp_path):
 
         def compute(page):
             button = page.get_by_role("button", name="Compute retrieval figures (builds the search indexes)")
+            # the page renders in steps: wait for the button or the figures, not a first count
+            button.or_(page.get_by_text("graded questions")).first.wait_for(timeout=LONG)
             if button.count():
                 button.click()
                 settle(page, LONG)
