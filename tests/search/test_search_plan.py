@@ -13,7 +13,7 @@ from palace_lab.search import DEFAULT_MODE, SearchEngine, parse_mode
 from palace_lab.search.modes import PureMode
 from palace_lab.search.plan import substitute
 
-LIGHTER = "wrrf(bm25:verbatim=0.4,bm25:core+keywords=0.3;k=5)"
+LIGHTER = "wrrf(bm25:verbatim=0.5,bm25:core+keywords=0.3;k=10)"  # the default without hnsw:verbatim
 
 
 def test_substitute_keeps_the_other_runs_and_their_weights():
