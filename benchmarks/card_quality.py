@@ -88,11 +88,10 @@ def available(name: str) -> str | None:
 
 
 def final_report(verbatim: str) -> str:
-    """The agent's prose after its last tool call: the last message, when it is the agent's."""
-    from palace_lab.distill.rules import split_messages
+    """The agent's prose after its last tool call (the distiller's own rule)."""
+    from palace_lab.distill.rules import final_report as report_of, split_messages
 
-    messages = split_messages(verbatim)
-    return messages[-1][1] if messages and messages[-1][0] == "assistant" else ""
+    return report_of(split_messages(verbatim))
 
 
 def card_rows(palace, version: str) -> list[tuple]:

@@ -32,7 +32,7 @@ _ABBREVIATION = re.compile(r"(?:\b(?:e\.g|i\.e|etc|vs|cf|approx|incl|mr|mrs|ms|d
                            r"(?<!\w)\w)\.$", re.I)
 _CLAUSE_END = re.compile(r"(?:[;:,]|\s[—–-])\s+")
 _TRAILING = " ,;:—–-"
-_LABEL = re.compile(r"^\[(?:user|assistant|system|tool call[^\]\n]*|tool result)\] ")
+LABEL = re.compile(r"^\[(?:user|assistant|system|tool call[^\]\n]*|tool result)\] ")
 _MESSAGE_START = re.compile(r"\n\n(?=\[(?:user|assistant|system|tool call[^\]\n]*|tool result)\] )")
 _PART_END = re.compile(r"(?<=[.!?。！？])\s+")
 _CJK = re.compile(r"[\u3040-\u30ff\u3400-\u9fff\uac00-\ud7af]")
@@ -44,7 +44,7 @@ def prose(text: str) -> str:
     # Fences pair up inside one message: a tool output with an odd fence must not swallow
     # the messages after it.
     text = "\n".join(_CODE_BLOCK.sub("\n", m) for m in _MESSAGE_START.split(text))
-    lines = (_SPACES.sub(" ", _INLINE_MARKUP.sub("", _LINE_MARKUP.sub("", _LABEL.sub("", line))))
+    lines = (_SPACES.sub(" ", _INLINE_MARKUP.sub("", _LINE_MARKUP.sub("", LABEL.sub("", line))))
              .strip() for line in text.splitlines())
     return "\n".join(line for line in lines if line)
 
@@ -54,11 +54,11 @@ def sentences(text: str) -> list[str]:
     return [s for line in prose(text).splitlines() for s in _split(line)]
 
 
-def _split(line: str) -> list[str]:
-    """``line``'s sentences; a split after an abbreviation or an initial ("e.g. the",
-    "J. Smith") is no sentence end."""
+def _split(line: str, ends: re.Pattern = _SENTENCE_END) -> list[str]:
+    """``line``'s sentences, split at ``ends``; a split after an abbreviation or an initial
+    ("e.g. the", "J. Smith") is no sentence end."""
     out: list[str] = []
-    for piece in (p.strip() for p in _SENTENCE_END.split(line)):
+    for piece in (p.strip() for p in ends.split(line)):
         if not piece:
             continue
         if out and _ABBREVIATION.search(out[-1]):
@@ -157,14 +157,9 @@ def is_whole(part: str, source: str) -> bool:
 
 
 def core_parts(core: str) -> list[str]:
-    """The parts of a core: its sentences (a core is one or two units joined by a space)."""
-    out: list[str] = []
-    for piece in _PART_END.split(" ".join(core.split())):
-        if out and _ABBREVIATION.search(out[-1]):
-            out[-1] = f"{out[-1]} {piece}"
-        elif piece:
-            out.append(piece)
-    return out
+    """The parts of a core: its sentences (a core is one or two units joined by a space, so
+    any end mark before a space ends a part, whatever follows it)."""
+    return _split(" ".join(core.split()), _PART_END)
 
 
 def content_words(text: str) -> int:

@@ -18,6 +18,8 @@ from __future__ import annotations
 
 import re
 
+from palace_lab.distill.clauses import LABEL
+
 _UNITS = ("ms|us|µs|ns|s|sec|secs|m|min|mins|h|hr|hrs|d|days|w|k|kb|mb|gb|tb|kib|mib|gib|tib|"
           "b|x|%|rps|qps|fps|hz|khz|mhz|ghz|v|ma|kw|mm|cm|km|g|kg|mg|ml|gbps|mbps")
 _WITH_UNIT = re.compile(rf"\d+(?:\.\d+)?(?:{_UNITS})", re.I)
@@ -64,14 +66,13 @@ def is_noise(term: str) -> bool:
 
 _BASE64 = re.compile(r"[A-Za-z0-9+/=_\-]{60,}")
 _JSONISH = re.compile(r'^\s*(?:[\[{]\s*(?:["{\[\d]|$)|"[^"]{1,80}"\s*:)|[{\[],?\s*$|^\s*[}\]],?\s*$')
-_LABEL = re.compile(r"^\[(?:user|assistant|system|tool call[^\]\n]*|tool result)\] ")
 _LOG = re.compile(r"^\s*(?:\[?\d{4}-\d\d-\d\d[T ]\d\d:\d\d|\d\d:\d\d:\d\d[.,]\d+|"
                   r"(?:DEBUG|INFO|WARN|WARNING|TRACE)\b)")
 
 
 def is_blob_line(line: str) -> bool:
     """``line`` is pasted machine text (module docstring), not a sentence someone wrote."""
-    s = _LABEL.sub("", line.strip())
+    s = LABEL.sub("", line.strip())  # the verbatim rendering's "[user] "
     if len(s) < 20:
         return False
     if _BASE64.search(s) or _JSONISH.search(s) or _LOG.match(s):
