@@ -34,7 +34,8 @@ from palace_lab.ingest.base import (
     read_head, to_text, utc_from_unix,
 )
 from palace_lab.ingest.opencode_db import decoded, is_opencode_db, read_rows
-from palace_lab.ingest.sqlite_ro import is_sqlite, read_for_parse, sniff_db, stat_fingerprint
+from palace_lab.ingest.sqlite_ro import (add_stats, is_sqlite, read_for_parse, sniff_db,
+                                         stat_fingerprint)
 
 NAME = "opencode"
 SMALL_JSON = 64 << 20
@@ -95,12 +96,7 @@ def fingerprint(path: Path) -> str:
     h = hashlib.sha1(read_file_bounded(path, SMALL_JSON))
     root, sid = _storage(path), path.stem
     for msg in _files(root / "message" / sid):
-        for f in (msg, *_files(root / "part" / msg.stem)):
-            try:
-                st = f.stat()
-            except OSError:
-                continue
-            h.update(f"{f.name}:{st.st_size}:{st.st_mtime_ns}\n".encode())
+        add_stats(h, (msg, *_files(root / "part" / msg.stem)))
     return h.hexdigest()
 
 

@@ -102,10 +102,15 @@ def stat_fingerprint(path: Path) -> str:
     """A key over the database file and its ``-wal``: size and modification time of each (a
     database can hold gigabytes; hashing it on every run would cost more than reading it)."""
     h = hashlib.sha1()
-    for p in (Path(path), Path(f"{path}-wal")):
+    add_stats(h, (Path(path), Path(f"{path}-wal")))
+    return h.hexdigest()
+
+
+def add_stats(h, paths) -> None:
+    """Feed ``h`` each path's name, size and modification time; a path gone is skipped."""
+    for p in paths:
         try:
             st = p.stat()
         except OSError:
             continue
         h.update(f"{p.name}:{st.st_size}:{st.st_mtime_ns}\n".encode())
-    return h.hexdigest()
