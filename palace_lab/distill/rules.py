@@ -184,7 +184,8 @@ class RulesDistiller(Distiller):
         # The person's words first: an IDE selection or a system reminder is not the request.
         request = person_words(exchange.request
                                or next((t for lbl, t in messages if lbl == "user"), ""))
-        core = make_core(request[:REQUEST_CHARS], final_report(messages), said, core_weights,
+        outcome = final_report(messages) or failure(messages) or last_action(messages)
+        core = make_core(request[:REQUEST_CHARS], outcome, said, core_weights,
                          core_budget, max_chars=self.core_chars,
                          request_share=self.request_share)
         return core, context
@@ -194,8 +195,45 @@ class RulesDistiller(Distiller):
 
 
 def final_report(messages: list[tuple[str, str]]) -> str:
-    """The agent's prose after its last tool call: its last message, when that is prose."""
-    return messages[-1][1] if messages and messages[-1][0] == "assistant" else ""
+    """The agent's prose after its last tool call: its last message, when that is prose (the
+    person's unanswered "continue" after it is passed over, see ``ingest.segment.unanswered``)."""
+    end = len(messages)
+    while end and messages[end - 1][0] == "user":
+        end -= 1
+    return messages[end - 1][1] if end and messages[end - 1][0] == "assistant" else ""
+
+
+def failure(messages: list[tuple[str, str]]) -> str:
+    """What happened when the agent never spoke and a tool reported an error (a model provider
+    refusing the request, a run interrupted): the last error line and the explanation printed
+    after it (an interrupt only when nothing else failed); else nothing."""
+    if any(label == "assistant" for label, _ in messages):
+        return ""
+    lines = [line.strip() for label, text in messages if label == "tool result"
+             for line in text.splitlines() if line.strip()]
+    errors = [i for i, line in enumerate(lines) if _ERROR_LINE.search(line)]
+    named = [i for i in errors if not _INTERRUPT.search(lines[i])] or errors
+    return "\n".join(lines[named[-1]:named[-1] + ERROR_LINES]) if named else ""
+
+
+def last_action(messages: list[tuple[str, str]]) -> str:
+    """When the agent never spoke, what it did last: the subject of its last tool call that
+    names one (the command it ran, the file it read or wrote, the question it asked), as the
+    reader names tool rows (``lifecycle.subject``); else nothing."""
+    from palace_lab.lifecycle.subject import subject
+    from palace_lab.lifecycle.traffic import parse_call
+
+    if any(label == "assistant" for label, _ in messages):
+        return ""
+    calls = [(label.removeprefix("tool call").strip(), text) for label, text in messages
+             if label.startswith("tool call")]
+    return next((s for s in (subject(parse_call(name, text)) for name, text in reversed(calls))
+                 if s), "")
+
+
+ERROR_LINES = 4  # the error line and the explanation a tool prints after it
+_INTERRUPT = re.compile(r"\bKeyboardInterrupt\b")
+_ERROR_LINE = re.compile(r"\b[A-Za-z_]\w*(?:Error|Exception)\b:|" + _INTERRUPT.pattern)
 
 
 register("rules")(RulesDistiller)

@@ -5,6 +5,11 @@ tool calls and tool results stay inside it. Nothing is lost: messages before the
 (a greeting, a system preamble, an assistant that speaks first) belong to the first exchange,
 and a conversation without any request is one exchange.
 
+A request that says nothing and gets no answer ("pause", then "OK, continue" twice before the
+agent replies; a last "continue" the session never answered) opens no exchange: it stays with
+the exchange it follows (:func:`unanswered`), so every exchange holds something that was asked
+or answered. It is still stored, counted and shown in that exchange's verbatim text.
+
 Two texts are kept per exchange, both built from searchable messages only:
 - ``verbatim``: everything the person and the agent said and did, tool input and output
   included (what the verbatim search layer indexes and what drill-down shows);
@@ -57,10 +62,33 @@ def request_text(m: Message) -> str:
     return m.meta.get("request_text") or m.text
 
 
+IDLE_CHARS = 200  # "pause", "OK, continue", "(no content)": what says nothing is short
+
+
+def unanswered(messages: tuple[Message, ...]) -> set[int]:
+    """Positions of the short requests without content (under :data:`IDLE_CHARS`) that nothing
+    answers: the next searchable message is another request, or there is none. The first
+    request always opens."""
+    from palace_lab.distill.clauses import is_content_free
+
+    out: set[int] = set()
+    searchable = [m for m in messages if m.searchable]
+    for m, following in zip(searchable, searchable[1:] + [None]):
+        if (m.is_request and (following is None or following.is_request)
+                and len(m.text) < IDLE_CHARS and is_content_free(request_text(m))):
+            out.add(m.position)
+    first = next((m.position for m in messages if m.is_request), None)
+    out.discard(first)
+    return out
+
+
 def _groups(messages: tuple[Message, ...]) -> list[list[Message]]:
     groups: list[list[Message]] = []
+    idle = unanswered(messages)
     for m in messages:
-        if m.is_request and groups and any(x.is_request for x in groups[-1]):
+        if m.position in idle:
+            groups[-1].append(m)
+        elif m.is_request and groups and any(x.is_request for x in groups[-1]):
             groups.append([m])
         elif m.is_request and groups and not any(x.is_request for x in groups[-1]):
             groups[-1].append(m)  # the preamble joins the first request's exchange

@@ -28,7 +28,7 @@ SHELL_TOOLS = frozenset("bash exec_command shell shell_command local_shell run_t
 STDIN_TOOLS = frozenset({"write_stdin"})
 PLAN_TOOLS = frozenset({"todowrite", "update_plan"})  # plans restate the request: not kept
 PATH_KEYS = ("file_path", "notebook_path", "path", "filename", "target_file")
-NOTE_KEYS = ("description", "query", "url", "prompt")
+NOTE_KEYS = ("description", "query", "url", "prompt", "question")
 NOTE_CHARS = 80
 REJECTED = ("doesn't want to proceed", "tool use was rejected", "<tool_use_error>")
 _RUNNING = re.compile(r"Process running with session ID (\d+)")
@@ -76,6 +76,9 @@ def tool_kind(name: str | None, text: str) -> str:
 
 
 def _note(inp: dict) -> str:
+    asked = inp.get("questions")  # Claude Code's AskUserQuestion: the agent asks the person
+    if isinstance(asked, list) and asked and isinstance(asked[0], dict):
+        inp = asked[0]
     value = next((inp[k] for k in NOTE_KEYS if isinstance(inp.get(k), str) and inp[k].strip()), "")
     flat = " ".join(value.split())
     return flat if len(flat) <= NOTE_CHARS else flat[: NOTE_CHARS - 1] + "…"

@@ -172,3 +172,50 @@ def test_real_exports_read_whole_and_bounded(palace, real_exports):
         parts = core_parts(c.exchange_core)
         assert parts and all(is_whole(p, exchanges[c.exchange_id].verbatim) for p in parts)
         assert not [k for k in c.keywords if is_noise(k)]
+
+
+def _with_tools(eid: str, *parts: str) -> Exchange:
+    verbatim = "\n\n".join(parts)
+    dialogue = "\n\n".join(p for p in parts if p.startswith(("[user]", "[assistant]")))
+    return Exchange(eid, "c", 0, len(parts) - 1, parts[0].removeprefix("[user] "), verbatim,
+                    dialogue)
+
+
+# The agent never spoke: the error a tool printed is what happened (aider with a failing model).
+FAILED = _with_tools(
+    "f", "[user] hi",
+    "[tool result] litellm.AuthenticationError: AuthenticationError: Lm_studioException - "
+    "Incorrect API key provided: fake-api-key.\nThe API provider is not able to authenticate "
+    "you. Check your API key.\n^C KeyboardInterrupt")
+# ...or what it did last: the command it ran, the question it asked.
+READ_ONLY = _with_tools(
+    "r", "[user] continue",
+    "[tool call shell] {\"command\":[\"bash\",\"-lc\",\"sed -n '1,200p' docs/project-status.md\"]}",
+    "[tool result] # OpenPrintKit status")
+ASKED = _with_tools(
+    "a", "[user] yes",
+    '[tool call AskUserQuestion] {"questions": [{"header": "Ready", "question": "Ready to '
+    'create the roadmap with 8 phases?", "options": []}]}',
+    '[tool result] User has answered your questions: "Ready to create the roadmap with 8 '
+    'phases?"="Ask more questions".', "[user] /compact")
+
+
+@pytest.mark.parametrize("e, says", [
+    (FAILED, "API"), (READ_ONLY, "docs/project-status.md"),
+    (ASKED, "Ready to create the roadmap with 8 phases?"),
+])
+def test_when_the_agent_never_spoke_the_core_says_what_happened(e, says, stats):
+    core = card(e, stats).exchange_core
+    parts = core_parts(core)
+    assert says in core and not is_content_free(parts[0]), core
+    assert all(is_whole(p, e.verbatim) for p in parts), parts
+
+
+def test_the_outcome_passes_over_an_unanswered_continue(stats):
+    from palace_lab.distill.rules import final_report, split_messages
+
+    e = _with_tools("c", "[user] fix the retry loop in worker.py",
+                    "[tool call Bash] pytest -q", "[tool result] 3 passed",
+                    "[assistant] Fixed the retry loop; the TimeoutError now fails the job.",
+                    "[user] continue")
+    assert final_report(split_messages(e.verbatim)).startswith("Fixed the retry loop")

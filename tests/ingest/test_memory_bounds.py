@@ -49,10 +49,12 @@ def test_a_line_over_the_limit_is_skipped_and_the_next_kept(tmp_path, palace, mo
     monkeypatch.setattr(base, "MAX_LINE_BYTES", 1 << 20)
     path = tmp_path / f"{SID}.jsonl"
     path.write_bytes(b"".join(json.dumps(r).encode() + b"\n" for r in (
-        user("u1", "first"), user("u2", "x" * (2 << 20)), user("u3", "third"))))
+        user("u1", "first question asked"), user("u2", "x" * (2 << 20)),
+        user("u3", "third question asked"))))
     report = ingest_paths(palace, [path])
     assert report.totals()["skipped"] == {"line_too_long": 1}
-    assert [e.request for e in palace.exchanges()] == ["first", "third"]
+    assert [e.request for e in palace.exchanges()] == ["first question asked",
+                                                       "third question asked"]
 
 
 def test_one_exchange_contributes_a_bounded_text_with_a_marker():
