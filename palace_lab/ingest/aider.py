@@ -16,6 +16,9 @@ Traps:
   ``/run`` (``!``) with words, and ``/lint``/``/test``, make the model work; ``/add``, ``/drop``,
   ``/clear``, ``/tokens``… only act locally. ``/lint`` and ``/test`` write aider's own
   "# Fix any errors below" prompt as ``#### `` lines: machine text, not the person's request.
+- The person's answer to one of aider's questions is written as a ``#### `` line too:
+  ``#### Add file to the chat? (Y)es/(N)o/(A)ll/(S)kip all/(D)on't ask again [Yes]: all``. It
+  is their words (kept, searched) but no request: it continues the exchange that asked.
 - A reply may hold ``> `` lines inside a code fence (a shell session): inside a fence of the
   reply they stay reply text.
 - The file has no ids: a run's conversation id is derived from the file's resolved path and the
@@ -46,6 +49,8 @@ _COMMIT = re.compile(r"^Commit ([0-9a-f]{7,40})\b")
 _PROMPT_COMMANDS = frozenset({"ask", "code", "architect", "context", "help", "run"})
 _ACTION_COMMANDS = frozenset({"lint", "test"})
 _GENERATED_PROMPTS = ("# Fix any errors below",)
+# An answer to aider's own question: "... (Y)es/(N)o/... [Yes]: all".
+_ANSWER = re.compile(r"\(Y\)es/\(N\)o\b.*\[\w+\]:\s*\S*\s*$")
 
 
 
@@ -226,6 +231,8 @@ def _fields(block: _Block) -> dict:
 def _user_fields(text: str) -> dict:
     if text.startswith(_GENERATED_PROMPTS):
         return {"role": "user", "text": text, "is_request": False, "meta": {"generated": True}}
+    if _ANSWER.search(text):
+        return {"role": "user", "text": text, "is_request": False, "meta": {"answer": True}}
     command, words = _command(text)
     if command is None:
         return {"role": "user", "text": text, "is_request": True, "meta": {}}

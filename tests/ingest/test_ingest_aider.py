@@ -165,3 +165,21 @@ def test_sniff_content_decides_name_only_helps(tmp_path, name, text, expected):
 ])
 def test_sniff_fixtures(path, expected):
     assert PARSER.sniff(path, read_head(path)) is expected
+
+
+def test_an_answer_to_aiders_question_is_no_request(tmp_path):
+    # aider writes the person's answer to "Add file to the chat?" as an input line; on real
+    # histories such answers opened 21 of 256 exchanges ("Add file to the chat?" as the core).
+    history = tmp_path / ".aider.chat.history.md"
+    history.write_text(
+        "# aider chat started at 2026-04-22 22:40:47\n\n"
+        "#### fix the crash in jobs reducer  \n\n"
+        "The crash comes from the reducer; please add it to the chat.\n\n"
+        "> frontend/src/store/slices/jobs/reducer.ts  \n"
+        "> Add file to the chat? (Y)es/(N)o/(A)ll/(S)kip all/(D)on't ask again [Yes]: a  \n\n"
+        "#### Add file to the chat? (Y)es/(N)o/(A)ll/(S)kip all/(D)on't ask again [Yes]: all  \n\n"
+        "Fixed the reducer: the job list is copied before it is sorted.\n")
+    [conv] = parse_history(history, tz=timezone.utc).conversations
+    answer = next(m for m in conv.messages if m.text.startswith("Add file"))
+    assert answer.role == "user" and not answer.is_request and answer.meta == {"answer": True}
+    assert [m.text for m in conv.messages if m.is_request] == ["fix the crash in jobs reducer"]
