@@ -16,7 +16,8 @@ the rules distiller copies; it never cuts inside a clause or drops a word from o
    core, or else the first unit with content of anything the person or the agent said.
 
 A unit that fits nowhere is not cut: a shorter unit is chosen, up to :data:`STRETCH` times the
-budget; only when every unit is longer than that is the best one cut at a word boundary (and the
+budget, or else the shortest unit that fits the whole card's budget (the keywords give way);
+only when every unit is longer than that is the best one cut at a word boundary (and the
 benchmark counts it as not whole).
 """
 
@@ -83,6 +84,12 @@ def _best(cands, budget: int) -> tuple[int, str] | None:
     return min((c[1], c[2]) for c in fitting) if fitting else None
 
 
+def _shortest(cands, limit: int) -> tuple[int, str] | None:
+    """The cheapest candidate, when it costs at most ``limit`` tokens."""
+    cheapest = min(((c[1], c[2]) for c in cands), default=None)
+    return cheapest if cheapest and cheapest[0] <= limit else None
+
+
 def _cut(cands, budget: int) -> str:
     """The best candidate cut at a word boundary to ``budget`` tokens (the last resort)."""
     if not cands:
@@ -96,23 +103,30 @@ def _cut(cands, budget: int) -> str:
 
 
 def make_core(request: str, report: str, said: str, weights: dict[str, float],
-              budget: int, *, max_chars: int | None = None, request_share: float = 1.0) -> str:
+              budget: int, *, max_chars: int | None = None, request_share: float = 1.0,
+              limit: int = 0) -> str:
     """The core of an exchange (module docstring) within about ``budget`` tokens (and, when
     given, parts of at most ``max_chars`` characters each). With an outcome to tell, what was
-    asked takes at most ``request_share`` of the budget, leaving the rest to the outcome."""
+    asked takes at most ``request_share`` of the budget, leaving the rest to the outcome. When
+    no unit with content fits the stretch, the shortest one within ``limit`` tokens (the whole
+    card's budget: the keywords give way) is taken whole rather than cut."""
     def short(cands):
         return [c for c in cands if len(c[2]) <= max_chars] if max_chars else cands
 
     asked = short(_candidates(written_sentences(request, REQUEST_SENTENCES), weights,
                               outcome=False))
     done = short(_candidates(written_sentences(report, REPORT_SENTENCES), weights, outcome=True))
+    reported = done
     first = _best(asked, max(1, round(budget * request_share)) if done else budget)
     if first is None:
         first = _best(done, budget)
         done = []
+    rest = []
     if first is None:
         rest = short(_candidates(written_sentences(said, 40), weights, outcome=False))
         first = _best(rest, budget)
+    if first is None:  # a short request whose one sentence is longer than the core's share
+        first = _shortest(next((c for c in (asked, reported, rest) if c), []), limit)
     if first is None:  # nothing said has content: the request as it is, never an empty core
         anything = [_candidates(written_sentences(t, 40), weights, outcome=False, content=False)
                     for t in (request, report, said)]

@@ -89,7 +89,7 @@ def ranked_terms(texts: dict[str, str], stats: CorpusStats) -> list[tuple[str, f
     return out
 
 
-_NAMED = re.compile(r"([A-Za-z_][\w.\-]*[A-Za-z_])(\s?[=:]\s?|\s)(\d+(?:\.\d+)*[a-zA-Z%]*)(?![\w.])")
+_NAMED = re.compile(r"([A-Za-z_][\w.\-]*[A-Za-z_])([ \t]?[=:][ \t]?|[ \t])(\d+(?:\.\d+)*[a-zA-Z%]*)(?![\w.])")
 
 
 def named_numbers(text: str) -> dict[str, str]:

@@ -64,6 +64,9 @@ def is_noise(term: str) -> bool:
     return bool(_MINIFIED.search(t)) or (len(t) > 40 and "/" not in t)
 
 
+# Pasted code or a terminal's frame: a box-drawing border, a comment, an import or export line.
+_CODE = re.compile(r"^\s*(?:[\u2500-\u257f]|//|/\*|#include\b|"
+                   r"(?:import|export)\s+(?:\*|\{|default\b|type\b|\w+\s+from\s+[\"']))")
 _BASE64 = re.compile(r"[A-Za-z0-9+/=_\-]{60,}")
 _JSONISH = re.compile(r'^\s*(?:[\[{]\s*(?:["{\[\d]|$)|"[^"]{1,80}"\s*:)|[{\[],?\s*$|^\s*[}\]],?\s*$')
 _LOG = re.compile(r"^\s*(?:\[?\d{4}-\d\d-\d\d[T ]\d\d:\d\d|\d\d:\d\d:\d\d[.,]\d+|"
@@ -75,7 +78,7 @@ def is_blob_line(line: str) -> bool:
     s = LABEL.sub("", line.strip())  # the verbatim rendering's "[user] "
     if len(s) < 20:
         return False
-    if _BASE64.search(s) or _JSONISH.search(s) or _LOG.match(s):
+    if _BASE64.search(s) or _JSONISH.search(s) or _LOG.match(s) or _CODE.match(s):
         return True
     words = s.split()
     if len(s) > 200 and len(words) < len(s) / 25:

@@ -6,7 +6,10 @@ the exchange's own words. Nothing is added but a period after a clause.
 - ``exchange_core``: one or two whole sentences or clauses copied from the exchange, what the
   person asked and, when the agent reported in prose, what was done or found (:mod:`.core`;
   what "whole" means is :mod:`.clauses`'s rule). A request with no content ("continue") gives
-  way to the outcome. The core is never cut inside a clause.
+  way to the outcome. When the agent never spoke, the outcome is the error a tool printed
+  (:func:`failure`: a model provider refusing the request) or else its last action
+  (:func:`last_action`: the command it ran, the question it asked). The core is never cut
+  inside a clause.
 - ``specific_context``: one detail copied exactly (a substring of the exchange, at most
   ``context_chars``, 40, characters: a longer one spent the keywords' tokens), see
   :mod:`.context`. It is chosen first, and the core's choice discounts the terms it says.
@@ -21,8 +24,9 @@ shared out in proportion to what was written. The searchable card (core + contex
 the ``core+keywords`` layer) of an exchange whose written dialogue (the person's and the
 agent's words without pasted blobs, :func:`.noise.without_blobs`; cl100k_base) has d tokens
 gets B(e) = min(3 · 38, max(8, round(s·d))) tokens, where the share
-s = clamp(38 / mean d over the palace, 0.05, 0.45): a palace of long coding exchanges keeps
-about a tenth of every dialogue, one of short chat turns at most 45%, and no card's budget
+s = clamp(38 / mean d over the palace, 0.05, 0.55): a palace of long coding exchanges keeps
+about a tenth of every dialogue, one of short chat turns at most 55% (LoCoMo's 73-token turns
+get s = 0.52, their 38 tokens a card; the cap was 0.45 in v5), and no card's budget
 passes 3x the mean card however much was pasted. Core and context together get
 ``core_share`` (0.45) of B(e), at most ``budget_tokens`` (38); the core keeps at least
 ``min_core`` (10) tokens beside the context, and a whole clause may stretch that by half
@@ -48,7 +52,8 @@ from palace_lab.distill.terms import idf, salient_terms, terms
 from palace_lab.ingest.claude_code import person_words
 from palace_lab.model import DistilledCard, Exchange
 
-VERSION = "rules:v5"  # v5: the core is whole sentences or clauses (distill.core)
+VERSION = "rules:v6"  # v5: the core is whole sentences or clauses (distill.core); v6: an
+# exchange where the agent never spoke says what happened; short chat turns keep up to 55%
 CEILING = 3  # no card's budget over 3x the palace's mean card (mean_tokens)
 REQUEST_CHARS = 2000  # the core keeps the request's opening; a pasted log beyond is not read
 _MESSAGE_SPLIT = re.compile(r"\n\n(?=\[(?:user|assistant|tool call[^\]\n]*|tool result|system)\] )")
@@ -103,7 +108,7 @@ def best_window(sentence: str, weights: dict[str, float], max_chars: int) -> str
 class RulesDistiller(Distiller):
     backend = "rules"
     DEFAULTS = {"budget_tokens": 38, "context_chars": 40, "core_chars": None, "mean_tokens": 38,
-                "min_share": 0.05, "max_share": 0.45, "core_share": 0.45, "min_core": 10}
+                "min_share": 0.05, "max_share": 0.55, "core_share": 0.45, "min_core": 10}
     _NAMES = {"budget_tokens": "tok", "context_chars": "ctx", "core_chars": "core",
               "mean_tokens": "mean", "min_share": "smin", "max_share": "smax", "core_share": "cs",
               "min_core": "mc"}
@@ -111,7 +116,7 @@ class RulesDistiller(Distiller):
     def __init__(self, *, budget_tokens: int = 38, context_chars: int = 40,
                  core_chars: int | None = None, request_share: float = 1.0,
                  repeat_weight: float = 0.2, mean_tokens: int = 38, min_share: float = 0.05,
-                 max_share: float = 0.45, core_share: float = 0.45, min_core: int = 10):
+                 max_share: float = 0.55, core_share: float = 0.45, min_core: int = 10):
         self.budget_tokens = budget_tokens
         self.context_chars = context_chars
         self.core_chars = core_chars
@@ -187,7 +192,7 @@ class RulesDistiller(Distiller):
         outcome = final_report(messages) or failure(messages) or last_action(messages)
         core = make_core(request[:REQUEST_CHARS], outcome, said, core_weights,
                          core_budget, max_chars=self.core_chars,
-                         request_share=self.request_share)
+                         request_share=self.request_share, limit=budget)
         return core, context
 
     def distill_batch(self, exchanges: Sequence[Exchange], *, stats: CorpusStats) -> list[DistillOutcome]:

@@ -103,7 +103,8 @@ def test_card_budget_grows_with_the_dialogue():
     long_ = _exchange("please look at the retry loop " * 40, "fixed the retry loop backoff " * 60)
     coding = corpus_stats(["x"], ["word " * 380])      # long exchanges: 381 tokens on average
     chat = corpus_stats(["x"], ["word " * 60])         # chat turns: 61 tokens on average
-    assert d.share(coding) == 38 / 381 and d.share(chat) == 0.45    # 38/61 is capped
+    assert d.share(coding) == 38 / 381 and d.share(chat) == 0.55    # 38/61 is capped
+    assert d.share(corpus_stats(["x"], ["word " * 72])) == 38 / 73  # LoCoMo-like: under the cap
     assert d.card_budget(short, coding) == 8            # the floor
     assert d.card_budget(long_, coding) == round(38 / 381 * 607)    # 607 dialogue tokens
     assert d.card_budget(long_, chat) > d.card_budget(long_, coding)

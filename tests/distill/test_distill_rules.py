@@ -55,17 +55,17 @@ def test_pool_exchange_card(stats):
     distiller = RulesDistiller()
     card = distiller.card(POOL, stats)
     # The five exchanges' dialogues average 29.6 tokens, so the share is 38 / 29.6 capped at
-    # 0.45, and this one's 57 dialogue tokens give B = round(0.45 · 57) = 26. Core and context
-    # get 0.45 · 26 = 12 tokens; the context (the error, cut to 3 × 12 = 36 characters) leaves
-    # the core its floor of 10: the request's first clause (7 tokens) is whole within it. The
-    # keywords take the 26 − 12 tokens left: the files' names first (a person types
-    # "pool.py"), then the best terms, a number only with its name ("pool_size=20").
-    assert distiller.share(stats) == 0.45 and distiller.card_budget(POOL, stats) == 26
+    # 0.55, and this one's 57 dialogue tokens give B = round(0.55 · 57) = 31. Core and context
+    # get 0.45 · 31 = 14 tokens; the context (the error, at most 40 characters) leaves the core
+    # its floor of 10: the request's first clause (7 tokens) is whole within it. The keywords
+    # take the 31 − 14 tokens left: the files' names first (a person types "pool.py"), then
+    # the best terms, a number only with its name ("pool_size=20").
+    assert distiller.share(stats) == 0.55 and distiller.card_budget(POOL, stats) == 31
     assert card.exchange_core == "The API times out under load."
-    assert card.specific_context == "sqlalchemy.exc.TimeoutError"
+    assert card.specific_context == "sqlalchemy.exc.TimeoutError: QueuePool"
     assert card.keywords == ("test_transfers.py", "pool.py", "connection", "sized", "pool_size=20",
-                             "cause")
-    assert count_tokens([card.search_text]) == [26]
+                             "cause", "fail", "fast")
+    assert count_tokens([card.search_text]) == [31]
     assert [(r.room_type, r.room_key) for r in card.room_assignments] == [
         ("file", "tests/load/test_transfers.py"), ("concept", "connection_pool"),
         ("workflow", "debugging")]
@@ -74,11 +74,12 @@ def test_pool_exchange_card(stats):
 
 def test_rounding_exchange_card(stats):
     card = RulesDistiller().card(ROUNDING, stats)
-    # The request's first clause (16 tokens) does not fit the core's 10, stretched to 15; no
-    # unit with two content words does, so the request's shortest whole clause says what was
-    # asked, and the keywords carry the rest of it (v4: "currency conversion gives 10.005.").
-    assert card.exchange_core == "fix the rounding."
-    assert card.keywords[:4] == ("conversion", "currency", "eur", "gives")
+    # The request's first clause (16 tokens) does not fit the core's 10, stretched to 15, and no
+    # shorter unit has two content words; rather than cut it or fall back on the content-free
+    # "fix the rounding." (v5), the clause is taken whole within the card's 28 tokens and the
+    # keywords carry the rest (v4: "currency conversion gives 10.005.").
+    assert card.exchange_core == "currency conversion gives 10.005 instead of 10.00 for EUR."
+    assert card.keywords[:2] == ("rounding", "fix")
     assert card.specific_context == "src/ledger/fx.py"
     assert card.room_assignments[0].room_key == "src/ledger/fx.py"
 
@@ -118,11 +119,11 @@ def test_best_window_keeps_the_weighty_words():
 
 def test_registry_and_version():
     d = get_distiller("rules")
-    assert isinstance(d, RulesDistiller) and d.version == VERSION == "rules:v5"
-    assert RulesDistiller(core_chars=90).version == "rules:v5:core90"
-    assert RulesDistiller(budget_tokens=30, context_chars=60).version == "rules:v5:tok30:ctx60"
-    assert RulesDistiller(mean_tokens=45, max_share=0.5).version == "rules:v5:mean45:smax0.5"
-    assert RulesDistiller(min_core=6).version == "rules:v5:mc6"
+    assert isinstance(d, RulesDistiller) and d.version == VERSION == "rules:v6"
+    assert RulesDistiller(core_chars=90).version == "rules:v6:core90"
+    assert RulesDistiller(budget_tokens=30, context_chars=60).version == "rules:v6:tok30:ctx60"
+    assert RulesDistiller(mean_tokens=45, max_share=0.5).version == "rules:v6:mean45:smax0.5"
+    assert RulesDistiller(min_core=6).version == "rules:v6:mc6"
 
 
 def test_distill_is_incremental_and_resumable(palace, real_exports):

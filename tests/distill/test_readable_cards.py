@@ -1,4 +1,4 @@
-"""Cards a person can read (rules:v5): whole clauses, keywords without noise, a bounded budget.
+"""Cards a person can read (rules:v5 and on): whole clauses, keywords without noise, a bounded budget.
 
 The hand-written cases are the issue's examples; each failed on rules:v4, whose cores were
 fragments glued with a dash ("add a test that POST — JPY account.").
@@ -109,6 +109,7 @@ def test_a_bare_number_keeps_the_name_it_stands_beside():
     assert named_number("50", "set max_connections=50, then") == "max_connections=50"
     assert named_number("579.88", "579.88 412.3") is None
     assert named_number("349", "content-length: 349") is None  # beside a header name
+    assert named_number("30", "ab\n30 ms") is None  # a name on the line before is not its name
 
 
 def test_blob_lines():
@@ -117,6 +118,10 @@ def test_blob_lines():
     assert is_blob_line("QmFzZTY0IGlzIG5vdCBzb21ldGhpbmcgYSBwZXJzb24gd3JpdGVzIGJ5IGhhbmQgYXQgYWxs")
     assert not is_blob_line("[user] Joanna: Wow, great job! What was it called?")
     assert not is_blob_line("The /api/stats call takes 4.2s because it runs without the cache.")
+    # Pasted code and terminal frames: a real card opened with the first of these.
+    assert is_blob_line("│// export * from './deprecated.testing.ts'")
+    assert is_blob_line("import { fetchJobs } from './api/jobs';")
+    assert not is_blob_line("import the data from the CSV into the jobs table, please")
 
 
 def test_sentences_and_clauses():
