@@ -1,4 +1,4 @@
-"""Claude Code transcripts: every trap of FORMATS.md, on a session we wrote by hand."""
+"""Claude Code transcripts: every trap of docs/formats.md, on a session we wrote by hand."""
 
 from __future__ import annotations
 
