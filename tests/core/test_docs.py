@@ -46,7 +46,7 @@ def test_no_file_points_at_a_document_outside_the_repository():
 
 
 def test_the_pattern_finds_what_it_should():
-    assert OUTSIDE.search("see " + "DESIGN" + ".md") and OUTSIDE.search("../" + "shared/PAPER.md")
+    assert OUTSIDE.search("see " + "DESIGN" + ".md") and OUTSIDE.search("../" + "shared/" + "PAPER" + ".md")
     assert not OUTSIDE.search("docs/paper.md, the data in ../shared/benchmarks")
 
 
