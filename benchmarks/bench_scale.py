@@ -19,7 +19,7 @@ extracted with ``git archive`` and run on the same palace in the same run:
 - query p50/p95 per mode family (bm25, hnsw, exact, hybrid/fusion) in one process, warm, query
   embedding included; a vector mode whose layer is not embedded is labelled with the fallback
   it ran (BM25 over the layer) and the missing layer, never as the vector mechanism;
-- the speed ratio against the seed's approach (PAPER.md: everything rebuilt per query, BM25
+- the speed ratio against the seed's approach (docs/paper.md: everything rebuilt per query, BM25
   over whitespace tokens of every text plus, when the core vectors are stored, a flat cosine
   over all of them), its p50 over the default mode's on the same ``--seed-queries`` queries;
 - +100 exchanges (ingest + distill), then the next default-mode search in a process that holds
@@ -255,7 +255,7 @@ def query_latency(palace, queries: list[str]) -> dict:
 
 
 def seed_approach(palace, queries: list[str], k: int = 10) -> dict:
-    """The seed's approach (PAPER.md; ``benchmarks/bench_search.py``): per query, BM25 rebuilt
+    """The seed's approach (docs/paper.md; ``benchmarks/bench_search.py``): per query, BM25 rebuilt
     from scratch over whitespace tokens of every verbatim text (bm25s, faster than the seed's
     rank_bm25: a lower bound), plus, when the core vectors are stored, a flat cosine over all
     of them with the query embedded, fused by RRF. Only stored vectors are used (nothing is

@@ -14,7 +14,7 @@ if not palace().count("exchanges"):
     st.stop()
 
 st.caption("Compress, consolidate, validate and pack the palace's memory (the memory-compression "
-           "chapter, PAPER.md §2). Everything here runs offline; Claude is an option for "
+           "chapter, docs/paper.md). Everything here runs offline; Claude is an option for "
            "session compression.")
 tabs = st.tabs(["Tool calls", "Sessions", "Consolidation", "Validation", "Memory pack"],
                key="life_tab", on_change="rerun")

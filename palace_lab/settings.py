@@ -15,7 +15,7 @@ from pathlib import Path
 
 # The embedder of every vector layer when none is named (registry: palace_lab.index.embed):
 # MiniLM's int8 ONNX graph embeds a 50,000-exchange history in minutes where PyTorch's float
-# MiniLM takes hours, and keeps the default mode's retrieval (README, "Embedders").
+# MiniLM takes hours, and keeps the default mode's retrieval (docs/search.md).
 DEFAULT_EMBEDDER = "minilm-int8"
 
 

@@ -1,4 +1,4 @@
-"""The README's screenshots, from a fresh palace built as ``./lab app`` builds it, in Chromium.
+"""The screenshots of README.md and docs/app.md, from a fresh palace built as ``./lab app`` builds it, in Chromium.
 
     .venv/bin/python scripts/screenshots.py [--out docs/screenshots]
 
@@ -93,7 +93,7 @@ TALLEST = 2600  # px: a page taller than this is cut at the bottom
 
 
 def gallery(url: str, out: Path) -> None:
-    """The README's smaller pictures: each page (or tab) whole, at 60% (the three that need a
+    """The gallery's smaller pictures (docs/app.md): each page (or tab) whole, at 60% (the three that need a
     person's clicks come from the browser test's ``test-output/screenshots``). Streamlit scrolls its
     main block, not the document, so Playwright's ``full_page`` would show only the viewport:
     the viewport is grown to the block's height instead."""
@@ -124,7 +124,7 @@ def drawn(page) -> None:
 
 
 def shrink(png: Path, scale: float) -> None:
-    """A tall page at a modest file size (the README shows it at page width anyway)."""
+    """A tall page at a modest file size (docs/app.md shows it at page width anyway)."""
     from PIL import Image
 
     with Image.open(png) as im:

@@ -18,7 +18,7 @@ fi
 pip=(.venv/bin/python -m pip --disable-pip-version-check -q)
 
 # torch first, pinned: a bare or open-ended torch requirement pulls a CUDA build of several GB;
-# 2.13.0 is the CPU build these machines serve (see ENVIRONMENT.md).
+# 2.13.0 is the CPU build these machines serve (see docs/architecture.md).
 if ! .venv/bin/python -c "import torch, sys; sys.exit(torch.__version__.split('+')[0] != '2.13.0')" 2>/dev/null; then
   echo "setup: installing torch 2.13.0 (CPU)" >&2
   "${pip[@]}" install "torch==2.13.0"

@@ -7,7 +7,6 @@ from pathlib import Path
 
 import pytest
 
-REAL_EXPORTS = Path(__file__).resolve().parents[2] / "shared" / "real_exports"
 SAMPLE_DATA = Path(__file__).resolve().parents[1] / "sample_data"
 # Tokenizer files are decompressed once per test session, not once per test.
 _SESSION_CACHE = None
@@ -33,9 +32,19 @@ def _isolated(tmp_path, monkeypatch, tmp_path_factory):
 
 @pytest.fixture
 def real_exports() -> Path:
-    if not REAL_EXPORTS.is_dir():
-        pytest.skip(f"real exports not found at {REAL_EXPORTS} (../shared/real_exports)")
-    return REAL_EXPORTS
+    """Real coding-agent transcripts: ../shared/real_exports, else ours in the same formats
+    (tests/fixtures/real_like); :func:`real_facts` states what each set holds."""
+    from real_transcripts import transcripts
+
+    return transcripts()[0]
+
+
+@pytest.fixture
+def real_facts() -> dict:
+    """The counts, requests and queries a test pins, for the set :func:`real_exports` gives."""
+    from real_transcripts import transcripts
+
+    return transcripts()[1]
 
 
 @pytest.fixture

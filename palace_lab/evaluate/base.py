@@ -25,7 +25,7 @@ Run = dict[str, dict[str, float]]
 Qrels = dict[str, dict[str, int]]
 
 GRADES = (0, 1, 2, 3)
-DEFAULT_REL_LEVEL = 2  # DESIGN.md: "grade >= 2 counts as relevant unless set"
+DEFAULT_REL_LEVEL = 2  # docs/evaluation.md: grade >= 2 counts as relevant unless set
 
 
 def ranked(results: Mapping[str, float]) -> list[str]:

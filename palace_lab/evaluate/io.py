@@ -1,6 +1,6 @@
 """Reading and writing queries, qrels and runs as files that ranx and trec_eval also read.
 
-Formats (DESIGN.md, "Command-line contract"):
+Formats (docs/architecture.md, "The JSON contracts"):
 
 - **queries**: JSON Lines, one ``{"query_id", "query", "type"?}`` object per line.
 - **qrels**: TREC qrels lines ``query_id 0 exchange_id grade`` (the second column is the

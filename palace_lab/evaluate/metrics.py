@@ -19,7 +19,7 @@ level and ``R = {d : grade(d) >= L}`` the relevant exchanges:
   unjudged results count 0, and ``judged@k`` says how many were judged). An empty result 0.
 - ``judged@k``: the fraction of the results in the top k that have a judgment of any grade.
 
-Relevance level: ``mrr``, ``p``, ``recall`` count grade >= 2 as relevant by default (DESIGN.md)
+Relevance level: ``mrr``, ``p``, ``recall`` count grade >= 2 as relevant by default (docs/evaluation.md)
 and ``ndcg`` uses every grade >= 1; a ``-lN`` suffix sets L, as in ranx (``"mrr-l3"``).
 
 Which queries are averaged, as ranx ``evaluate(..., make_comparable=True)`` does: every query

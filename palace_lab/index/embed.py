@@ -186,8 +186,8 @@ def _query_embed(max_seq_length: int, texts: Sequence[str]) -> np.ndarray:
     """A few texts through the ONNX graph of the network, or numpy where ONNX is unavailable.
 
     ONNX Runtime (:mod:`palace_lab.index.minilm_onnx`, equal vectors, one intra-op thread) runs
-    the same network as the numpy one several times faster: see the README's query embedding
-    table (``benchmarks/bench_query_embed.py``).
+    the same network as the numpy one several times faster: see the query embedding
+    table of docs/search.md (``benchmarks/bench_query_embed.py``).
     """
     from palace_lab.index import minilm_onnx
     from palace_lab.settings import cache_dir

@@ -16,7 +16,7 @@ Invariants:
 - A batch runs text by text, each without padding, on ``threads`` worker threads sharing one
   session of one intra-op thread each (ORT releases the interpreter lock while it runs), so a
   batch uses the cores a PyTorch batch would, without the padding of mixed lengths.
-  Measured: ``benchmarks/bench_embedders.py`` and the README's embedder table.
+  Measured: ``benchmarks/bench_embedders.py`` and the embedder table of docs/search.md.
 """
 
 from __future__ import annotations

@@ -16,7 +16,7 @@ pass in PyTorch, the rest in numpy):
 A text is embedded as the mean of its word pieces' rows (same tokenizer, no truncation, no
 special tokens), L2-normalised; a text without pieces gets a fixed unit vector. No network runs
 at embed time: 94x the documents a second of MiniLM in PyTorch, 2 ms a query, at a measured
-cost in retrieval quality (``benchmarks/bench_embedders.py``, README).
+cost in retrieval quality (``benchmarks/bench_embedders.py``, docs/search.md).
 
 The table is built once, offline (454 s measured on 2 cores under load average 12), into
 ``<cache dir>/static-embedders/<name>-<source>.npy``, where ``name`` carries the recipe

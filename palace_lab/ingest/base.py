@@ -20,7 +20,7 @@ from palace_lab.errors import TooLargeError
 from palace_lab.model import Conversation, Message
 
 SNIFF_BYTES = 64 * 1024
-# Documented limits (README, "What is guaranteed"): what is over them is refused with the
+# Documented limits (docs/guarantees.md): what is over them is refused with the
 # reason, never read whole. A JSON export document (conversations.json, in a ZIP or not) is
 # parsed in one piece, so its size bounds the memory an ingest needs.
 MAX_JSON_BYTES = 512 << 20

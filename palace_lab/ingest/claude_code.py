@@ -5,7 +5,7 @@ Each line is a record with ``type``; only ``user``, ``assistant``, ``system`` an
 file-history-snapshot, attachment, …, and types added by future releases) is skipped and
 counted. ``summary``/``custom-title`` records give the conversation its title.
 
-Traps handled on purpose (see the README): tool results arrive as ``user`` records and are not
+Traps handled on purpose (see docs/formats.md): tool results arrive as ``user`` records and are not
 requests; meta/caveat messages, local slash commands (``/clear``, ``/context``…) and their
 stdout, interruption markers, compaction summaries and ``away_summary`` recaps are kept as
 non-request system messages (compaction summaries and recaps are not indexed); a slash command

@@ -1,4 +1,4 @@
-"""Palace JSONL, the generic input format (DESIGN.md) → conversations, and back.
+"""Palace JSONL, the generic input format (docs/architecture.md) → conversations, and back.
 
 Format: one JSON object per line with ``conversation_id`` (string), ``role`` (user | assistant |
 tool | system), ``content`` (string) and optional ``timestamp`` (ISO 8601), ``project`` and

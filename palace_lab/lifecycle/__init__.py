@@ -1,6 +1,6 @@
 """The memory lifecycle: compress, tag, consolidate, validate and pack an agent's memory.
 
-Concepts (the memory-compression chapter, PAPER.md §2), one module each:
+Concepts (the memory-compression chapter, docs/paper.md), one module each:
 
 - :mod:`~palace_lab.lifecycle.toolcalls`: an exchange's tool traffic as a compact block
   (files modified/read, commands, final check outcomes); also the ``toolcalls`` search layer.

@@ -72,8 +72,8 @@ PRESETS: dict[str, tuple[str, str]] = {
                     "distilled only: BM25 and HNSW on the card's core + keywords, weighted RRF"),
 }
 # The mode `palace-lab search`, the app and the library use when none is named. Chosen on the
-# public dev sets and the sample by leave-one-set-out selection over a weight grid (README,
-# "Retrieval"); `modes --json` marks it with "default": true.
+# public dev sets and the sample by leave-one-set-out selection over a weight grid (docs/results.md,
+# "Retrieval on public benchmarks"); `modes --json` marks it with "default": true.
 DEFAULT_MODE = "hybrid-wrrf"
 
 

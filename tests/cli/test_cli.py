@@ -19,18 +19,18 @@ def run(args, capsys):
     return code, out, err
 
 
-def test_ingest_json_summary(real_exports, tmp_path, capsys):
+def test_ingest_json_summary(real_exports, real_facts, tmp_path, capsys):
     db = tmp_path / "x.db"
     code, out, _ = run(["ingest", str(real_exports), "--db", str(db), "--json"], capsys)
     assert code == 0
     doc = json.loads(out)
-    assert doc["totals"]["exchanges"] == 14
-    assert doc["formats"]["codex"]["exchanges"] == 2
+    assert doc["totals"]["exchanges"] == real_facts["exchanges"]
+    assert doc["formats"]["codex"]["exchanges"] == real_facts["codex_exchanges"]
     code, out, _ = run(["ingest", str(real_exports), "--db", str(db), "--json"], capsys)
     assert json.loads(out)["totals"]["new_exchanges"] == 0
 
 
-def test_exchanges_cards_budget_verify(real_exports, tmp_path, capsys):
+def test_exchanges_cards_budget_verify(real_exports, real_facts, tmp_path, capsys):
     db = str(tmp_path / "x.db")
     run(["ingest", str(real_exports / "codex"), "--db", db], capsys)
     code, out, _ = run(["exchanges", "--db", db, "--json"], capsys)
@@ -38,16 +38,16 @@ def test_exchanges_cards_budget_verify(real_exports, tmp_path, capsys):
     assert [sorted(r) for r in rows][0] == sorted(
         ["exchange_id", "conversation_id", "ply_start", "ply_end", "preview", "files_touched",
          "project", "timestamp"])
-    assert rows[0]["preview"] == "show tools"
+    assert rows[0]["preview"] == real_facts["codex_first_request"]
     code, out, _ = run(["distill", "--db", db, "--json"], capsys)
-    assert json.loads(out)["made"] == 2
+    assert json.loads(out)["made"] == real_facts["codex_exchanges"]
     code, out, _ = run(["cards", "--db", db, "--json"], capsys)
     card = json.loads(out)[0]
     assert set(card) >= {"exchange_id", "distiller", "exchange_core", "specific_context",
                          "room_assignments", "files_touched"}
     code, out, _ = run(["budget", "--db", db, "--json"], capsys)
     budget = json.loads(out)
-    assert budget["exchanges"] == 2 and budget["tokenizer"] == "cl100k_base"
+    assert budget["exchanges"] == real_facts["codex_exchanges"] and budget["tokenizer"] == "cl100k_base"
     assert "ratio_of_totals" in budget["compression"]["definitions"]
     code, out, _ = run(["verify", "--db", db, "--json"], capsys)
     assert json.loads(out)["ok"] is True
@@ -92,16 +92,17 @@ def _sample_palace(real_exports, tmp_path, capsys) -> str:
     return db
 
 
-def test_search_one_query_and_batch(real_exports, tmp_path, capsys):
+def test_search_one_query_and_batch(real_exports, real_facts, tmp_path, capsys):
     db = _sample_palace(real_exports, tmp_path, capsys)
-    code, out, _ = run(["search", "--db", db, "context compaction threshold 90", "--mode",
+    query, conversation, opening = real_facts["search"]
+    code, out, _ = run(["search", "--db", db, query, "--mode",
                         "bm25:verbatim", "--k", "3", "--json", "--embedder", "fake"], capsys)
     hits = json.loads(out)
     assert code == 0 and len(hits) == 3
     assert set(hits[0]) == {"exchange_id", "conversation_id", "ply_start", "ply_end", "rank",
                             "score", "preview"}
-    assert hits[0]["conversation_id"] == "019e1625-789d-76c0-80ab-3724b5ddb799"
-    assert hits[0]["preview"].startswith("let's update the defailt context")
+    assert hits[0]["conversation_id"] == conversation
+    assert hits[0]["preview"].startswith(opening)
     queries = tmp_path / "q.jsonl"
     queries.write_text('{"query_id": "q1", "query": "sidechain CSS class"}\n'
                        '{"query_id": "q2", "query": "show tools"}\n')
@@ -120,12 +121,13 @@ def test_search_bad_mode_is_one_line(real_exports, tmp_path, capsys):
     assert code == 1 and out == "" and err.count("\n") == 1
 
 
-def test_eval_prints_the_paper_table(real_exports, tmp_path, capsys):
+def test_eval_prints_the_paper_table(real_exports, real_facts, tmp_path, capsys):
     db = _sample_palace(real_exports, tmp_path, capsys)
     code, out, _ = run(["exchanges", "--db", db, "--json"], capsys)
-    target = next(r for r in json.loads(out) if r["preview"].startswith("let's update"))
+    opening = real_facts["search"][2]
+    target = next(r for r in json.loads(out) if r["preview"].startswith(opening))
     queries = tmp_path / "q.jsonl"
-    queries.write_text('{"query_id": "q1", "query": "compaction threshold env var", "type": "mixed"}\n')
+    queries.write_text(json.dumps({"query_id": "q1", "query": real_facts["eval_query"], "type": "mixed"}) + "\n")
     qrels = tmp_path / "qrels.txt"
     qrels.write_text(f"q1 0 {target['exchange_id']} 3\n")
     code, out, _ = run(["eval", "--db", db, "--queries", str(queries), "--qrels", str(qrels),

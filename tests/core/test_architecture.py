@@ -1,4 +1,4 @@
-"""Layout rules of STYLE.md that a test can hold."""
+"""Layout rules of the house (docs/architecture.md, "House rules") that a test can hold."""
 
 from __future__ import annotations
 

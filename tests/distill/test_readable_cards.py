@@ -150,6 +150,19 @@ def _text(draw):
     return "".join(s + p for s, p in parts).strip()
 
 
+@pytest.mark.xfail(strict=True, reason="known defect: a short request is cut inside its clause "
+                   "('Write a CLAUDE.md with the build and.'); found by tests/fixtures/real_like")
+@pytest.mark.parametrize("request_text", [
+    "Write a CLAUDE.md with the build and test commands of this repository.",
+    "Add a CLAUDE.md that says how to build and test this repository."])
+def test_a_short_request_is_never_cut_inside_its_clause(request_text):
+    e = exchange("w", request_text, "Created CLAUDE.md with the build (make) and test (make test) commands.",
+                 tools=("File created successfully at: /home/ann/src/notes/CLAUDE.md",))
+    stats = corpus_stats([x.verbatim for x in (e, *CORPUS)], [x.dialogue for x in (e, *CORPUS)])
+    parts = core_parts(RulesDistiller().card(e, stats).exchange_core)
+    assert parts and all(is_whole(p, e.verbatim) for p in parts)
+
+
 @settings(max_examples=60, deadline=None)
 @given(request=_text(), reply=_text(), share=st.sampled_from([0.05, 0.1, 0.45]))
 def test_property_cores_are_whole_and_keywords_clean(request, reply, share):

@@ -1,4 +1,4 @@
-"""Claude Code transcripts: every trap of FORMATS.md, on a session we wrote by hand."""
+"""Claude Code transcripts: every trap of docs/formats.md, on a session we wrote by hand."""
 
 from __future__ import annotations
 
@@ -142,24 +142,19 @@ def test_subagent_transcript_is_merged_not_a_request(tmp_path, palace):
     assert "src/shop/core.py" in exchange.files_touched
 
 
-def test_real_exports_requests_are_what_the_person_typed(real_exports, palace):
+def test_real_exports_requests_are_what_the_person_typed(real_exports, real_facts, palace):
     report = ingest_paths(palace, [real_exports])
     totals = report.totals()
-    assert report.by_format()["claude-code"]["files"] == 4
-    assert report.by_format()["codex"]["files"] == 1
+    for fmt, files in real_facts["files"].items():
+        assert report.by_format()[fmt]["files"] == files
     assert totals["skipped"]["unknown_format"] == 1  # SOURCES.md is not an export
     requests = {}
     for e in palace.exchanges():
         requests.setdefault(e.conversation_id, []).append(e.request[:40])
-    assert requests["019e1625-789d-76c0-80ab-3724b5ddb799"] == [
-        "show tools", "let's update the defailt context compart"]
-    assert requests["9eda1058-9706-484a-b992-d03f9cfa2546"] == [
-        "show tools and store response in file", "explore more of current repo", "what else?"]
-    assert requests["12a546d1-83a7-49a6-abba-5400db340b43"] == [
-        "We've just done a big refactoring (Phase"]
-    assert requests["29ccd257-68b1-427f-ae5f-6524b7cb6f20"] == [
-        "Use the Explore task in sub-agents with "]
-    assert len(requests["03eb5929-52b3-4b13-ada3-b93ae35806b8"]) == 7
+    for conversation, expected in real_facts["requests"].items():
+        assert requests[conversation] == expected
+    for conversation, count in real_facts["request_counts"].items():
+        assert len(requests[conversation]) == count
     for e in palace.exchanges():
         assert not e.request.startswith(("<", "Caveat", "[Request"))
 
