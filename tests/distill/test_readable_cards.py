@@ -150,8 +150,8 @@ def _text(draw):
     return "".join(s + p for s, p in parts).strip()
 
 
-@pytest.mark.xfail(strict=True, reason="known defect: a short request is cut inside its clause "
-                   "('Write a CLAUDE.md with the build and.'); found by tests/fixtures/real_like")
+# Found by tests/fixtures/real_like: v5 cut these inside their clause ("Write a CLAUDE.md with
+# the build and."); v6 takes the clause whole within the card's budget.
 @pytest.mark.parametrize("request_text", [
     "Write a CLAUDE.md with the build and test commands of this repository.",
     "Add a CLAUDE.md that says how to build and test this repository."])
