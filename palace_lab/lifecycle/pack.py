@@ -33,7 +33,7 @@ from collections.abc import Sequence
 from dataclasses import dataclass, field, replace
 from typing import TYPE_CHECKING
 
-from palace_lab.distill.terms import LOOSE_TERM
+from palace_lab.text.words import LOOSE_TERM
 from palace_lab.errors import InputError, PalaceError
 from palace_lab.lifecycle.consolidate import parse_time
 from palace_lab.lifecycle.importance import LEVELS, tag

@@ -11,12 +11,12 @@ being merged into it (the Overview's figures would otherwise describe neither).
 
 from __future__ import annotations
 
-import re
 from dataclasses import dataclass
 from pathlib import Path
 from typing import TYPE_CHECKING
 
 from palace_lab.store.opening import rows_in
+from palace_lab.text.words import QUERY_STOPWORDS, QUERY_WORD
 
 if TYPE_CHECKING:
     from palace_lab.store.palace import Palace
@@ -80,17 +80,13 @@ def titles(palace: Palace, conversation_ids) -> dict[str, str | None]:
     return {a: b for a, b in rows}
 
 
-_WORD = re.compile(r"\w[\w./:'-]*\w|\w", re.UNICODE)
-STOPWORDS = frozenset(
-    "a an and are as at be but by can did do does for from had has have how i in into is it its "
-    "me my not of on or our so that the their then there this to was we were what when where "
-    "which who why will with you your".split())
+
 
 
 def query_terms(query: str) -> list[str]:
     """The query's content words, lower case, in order: stop words and single letters dropped."""
-    words = (w.lower() for w in _WORD.findall(query))
-    return list(dict.fromkeys(w for w in words if len(w) > 1 and w not in STOPWORDS))
+    words = (w.lower() for w in QUERY_WORD.findall(query))
+    return list(dict.fromkeys(w for w in words if len(w) > 1 and w not in QUERY_STOPWORDS))
 
 
 def absent_terms(palace: Palace, query: str) -> tuple[list[str], list[str]]:
