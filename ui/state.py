@@ -194,8 +194,10 @@ def sidebar() -> None:
 
 @contextmanager
 def guard():
-    """The one expected failure becomes a clear message on the page, never a traceback."""
+    """An error a person can cause becomes a clear message on the page, never a traceback:
+    any of the project's errors (:class:`~palace_lab.errors.PalaceError`), and a
+    ``ValueError`` (validation of a value the person gave, raised by a library)."""
     try:
         yield
-    except PalaceError as exc:  # InputError included: what the person typed is not usable
+    except (PalaceError, ValueError) as exc:
         st.error(str(exc), icon=":material/error:")

@@ -13,6 +13,7 @@ import json
 import os
 from pathlib import Path
 
+from palace_lab.errors import InputError
 from palace_lab.search.modes import DEFAULT_MODE, PRESETS, parse_mode
 
 KEYS = ("search_mode", "distiller_version")
@@ -35,7 +36,7 @@ def load(db: str | Path) -> dict:
 def set_pref(db: str | Path, key: str, value: str | None) -> dict:
     """Store (or, with ``None``, remove) one preference; returns the preferences now stored."""
     if key not in KEYS:
-        raise ValueError(f"unknown palace preference {key!r}; valid: {', '.join(KEYS)}")
+        raise InputError(f"unknown palace preference {key!r}; valid: {', '.join(KEYS)}")
     if key == "search_mode" and value is not None:
         value = str(parse_mode(value)) if value not in PRESETS else value
     prefs = load(db)

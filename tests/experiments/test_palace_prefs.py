@@ -3,7 +3,7 @@
 import pytest
 
 from palace_lab.experiments import prefs as palace_prefs
-from palace_lab.errors import SearchError
+from palace_lab.errors import InputError, SearchError
 from palace_lab.search import DEFAULT_MODE
 
 
@@ -20,7 +20,7 @@ def test_search_mode_is_stored_canonical_and_reset(tmp_path):
 def test_bad_mode_and_unknown_key_are_refused(tmp_path):
     with pytest.raises(SearchError):
         palace_prefs.set_pref(tmp_path / "p.db", "search_mode", "wrrf(nope)")
-    with pytest.raises(ValueError):
+    with pytest.raises(InputError, match="valid: search_mode"):
         palace_prefs.set_pref(tmp_path / "p.db", "colour", "red")
     palace_prefs.prefs_path(tmp_path / "q.db").write_text("not json")
     assert palace_prefs.load(tmp_path / "q.db") == {}
