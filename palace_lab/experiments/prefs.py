@@ -10,10 +10,10 @@ before it is stored, so what is stored always parses. Writes replace the file at
 from __future__ import annotations
 
 import json
-import os
 from pathlib import Path
 
 from palace_lab.errors import InputError
+from palace_lab.files import write_atomic
 from palace_lab.search.modes import DEFAULT_MODE, PRESETS, parse_mode
 
 KEYS = ("search_mode", "distiller_version")
@@ -44,10 +44,7 @@ def set_pref(db: str | Path, key: str, value: str | None) -> dict:
         prefs.pop(key, None)
     else:
         prefs[key] = value
-    path = prefs_path(db)
-    tmp = path.with_name(path.name + ".tmp")
-    tmp.write_text(json.dumps(prefs, indent=2, sort_keys=True) + "\n", encoding="utf-8")
-    os.replace(tmp, path)
+    write_atomic(prefs_path(db), json.dumps(prefs, indent=2, sort_keys=True) + "\n")
     return prefs
 
 
