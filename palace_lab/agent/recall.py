@@ -37,6 +37,7 @@ from palace_lab.errors import PalaceError
 from palace_lab.redact import redact_with_known, secrets_in, stored_card
 from palace_lab.request import request_opening
 from palace_lab.settings import DEFAULT_EMBEDDER
+from palace_lab.store.contents import projects
 
 if TYPE_CHECKING:
     from palace_lab.store import Palace
@@ -55,13 +56,6 @@ def _serialised(method):
         with self._lock:
             return method(self, *args, **kwargs)
     return locked
-
-
-def projects(palace: Palace) -> dict[str, int]:
-    """Every project of the palace with its number of exchanges, largest first."""
-    rows = palace.conn.execute("SELECT project, COUNT(*) FROM exchanges WHERE project IS NOT NULL"
-                               " GROUP BY project ORDER BY COUNT(*) DESC, project")
-    return {name: n for name, n in rows}
 
 
 def card_dict(card) -> dict | None:

@@ -11,10 +11,14 @@ from __future__ import annotations
 
 import json
 from pathlib import Path
+from typing import TYPE_CHECKING
 
 from palace_lab.errors import InputError
 from palace_lab.files import write_atomic
 from palace_lab.search.modes import DEFAULT_MODE, PRESETS, parse_mode
+
+if TYPE_CHECKING:
+    from palace_lab.store import Palace
 
 KEYS = ("search_mode", "distiller_version")
 
@@ -51,4 +55,21 @@ def set_pref(db: str | Path, key: str, value: str | None) -> dict:
 def search_mode(db: str | Path) -> str:
     """The palace's search default, else the project's :data:`DEFAULT_MODE`."""
     return load(db).get("search_mode") or DEFAULT_MODE
+
+
+def main_version(palace: Palace, *, chosen: str | None = None,
+                 versions: list[dict] | None = None) -> str | None:
+    """The distiller version the palace is read with, the one rule for the app and the
+    figures: ``chosen`` (a session's pick), else the palace's saved ``distiller_version``, when
+    it has cards; otherwise the version with the most cards, the latest registered of a tie (a
+    trial re-distillation of a sample is newer but partial, so "latest" would be wrong). None
+    when no version has a card. ``versions``: ``palace.distiller_versions()`` if the caller
+    holds it already."""
+    versions = palace.distiller_versions() if versions is None else versions
+    made = [v["version"] for v in versions if v["cards"]]
+    for pick in (chosen, load(palace.path).get("distiller_version") if palace.path else None):
+        if pick in made:
+            return pick
+    ranked = sorted(enumerate(versions), key=lambda iv: (-iv[1]["cards"], -iv[0]))
+    return ranked[0][1]["version"] if ranked and ranked[0][1]["cards"] else None
 

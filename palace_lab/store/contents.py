@@ -58,11 +58,13 @@ def palace_contents(palace: Palace) -> Contents:
                     tuple((str(a), int(b)) for a, b in sources), first, last)
 
 
-def projects(palace: Palace) -> list[str]:
-    """The palace's project names (exchanges without a project are not listed)."""
-    rows = palace.conn.execute("SELECT DISTINCT project FROM exchanges WHERE project IS NOT NULL"
-                               " ORDER BY project")
-    return [r[0] for r in rows]
+def projects(palace: Palace) -> dict[str, int]:
+    """Every named project of the palace with its number of exchanges, largest first, ties by
+    name (exchanges without a project are not listed). ``sorted(projects(p))`` lists the names
+    alphabetically, as a picker shows them."""
+    rows = palace.conn.execute("SELECT project, COUNT(*) FROM exchanges WHERE project IS NOT NULL"
+                               " GROUP BY project ORDER BY COUNT(*) DESC, project")
+    return {name: n for name, n in rows}
 
 
 def holds_sample(palace: Palace, sample_dir: str | Path) -> bool:
