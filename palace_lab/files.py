@@ -1,4 +1,10 @@
-"""``files_touched``: file paths found in an exchange by regular expression, never by a model.
+"""Files: the paths an exchange touched, and the one way palace_lab writes a file.
+
+:func:`write_atomic` writes every file a reader may open meanwhile (caches, preferences,
+reports, models): to a temporary file beside the target, then renamed over it, so a reader sees
+the old file or the new one, never half of one.
+
+``files_touched``: file paths found in an exchange by regular expression, never by a model.
 
 Backtick spans are read first (agents quote paths there), then the whole text. A candidate is
 kept when it ends in a known source/config extension or is a well-known extension-less file
@@ -9,7 +15,11 @@ relative to it, backslashes turned into slashes. Order is first appearance; no d
 
 from __future__ import annotations
 
+import os
 import re
+import uuid
+from collections.abc import Callable
+from pathlib import Path
 
 EXTENSIONS = frozenset(
     """
@@ -97,3 +107,30 @@ def files_touched(text: str, cwd: str | None = None, limit: int = 50) -> tuple[s
         if len(seen) >= limit:
             break
     return tuple(seen)
+
+
+def write_atomic(path: str | Path, data: str | bytes | Callable[[Path], object], *,
+                 encoding: str = "utf-8") -> Path:
+    """Write ``data`` to ``path`` atomically and return ``path``.
+
+    ``data`` is text, bytes, or a function that writes the file it is given (``np.save``,
+    ``onnx.save``). The temporary file lies in the target's folder (one file system, so
+    ``os.replace`` is atomic), hidden, named uniquely (two writers never share it) and ending
+    in ``.tmp`` (a glob for the target's kind never meets it). The folder is made if missing;
+    a failure removes the temporary file and leaves ``path`` as it was. Two writers of the same
+    path: the last rename wins, whole. No fsync: these files can all be made again.
+    """
+    path = Path(path)
+    path.parent.mkdir(parents=True, exist_ok=True)
+    tmp = path.with_name(f".{path.name}.{uuid.uuid4().hex[:12]}.tmp")
+    try:
+        if isinstance(data, str):
+            tmp.write_text(data, encoding=encoding)
+        elif isinstance(data, bytes):
+            tmp.write_bytes(data)
+        else:
+            data(tmp)
+        os.replace(tmp, path)
+    finally:
+        tmp.unlink(missing_ok=True)
+    return path

@@ -24,6 +24,7 @@ from dataclasses import dataclass
 
 import numpy as np
 
+from palace_lab.errors import InputError
 from palace_lab.model import DistilledCard, Room
 
 RoomId = tuple[str, str]  # (room_type, room_key)
@@ -151,7 +152,7 @@ def project(vectors: np.ndarray, method: str = "pca", *, seed: int = 0) -> np.nd
     usual speed-up; van der Maaten & Hinton 2008). Fewer than 3 rows: zeros (nothing to see).
     """
     if method not in PROJECTIONS:
-        raise ValueError(f"unknown projection {method!r}; valid projections: {', '.join(PROJECTIONS)}")
+        raise InputError(f"unknown projection {method!r}; valid projections: {', '.join(PROJECTIONS)}")
     vectors = np.asarray(vectors, dtype=np.float32)
     n = vectors.shape[0]
     if n < 3:

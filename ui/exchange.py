@@ -15,7 +15,7 @@ from typing import TYPE_CHECKING
 import streamlit as st
 
 from palace_lab.lifecycle.subject import tool_subjects
-from palace_lab.redact import redact_card
+from palace_lab.redact import stored_card
 from palace_lab.request import request_opening
 
 if TYPE_CHECKING:
@@ -43,7 +43,7 @@ def show_card(card) -> None:
     if card is None:
         st.caption("No card of this distiller version for this exchange.")
         return
-    card = redact_card(card)[0]  # a card stored before a redaction rule existed
+    card = stored_card(card)
     rooms = "; ".join(f"{r.room_type}: {r.room_label} ({r.relevance:.2f})" for r in card.room_assignments)
     lines = [card.exchange_core, f"detail: {card.specific_context}"]
     if card.keywords:

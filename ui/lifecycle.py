@@ -19,6 +19,7 @@ import streamlit as st
 from palace_lab.charts import lifecycle as charts
 from palace_lab.lifecycle import compress, consolidate, pack, report, toolcalls, validate, vocabulary
 from palace_lab.lifecycle.timeline import replay
+from palace_lab.store.contents import projects
 from palace_lab.store.memo import code_version
 from ui.data import disk_cached
 from ui.exchange import clip, md_escape, paged
@@ -185,8 +186,7 @@ def pack_panel() -> None:
     p = palace()
     a, b, c = st.columns(3)
     budget = a.number_input("Budget (tokens)", 100, 2_000_000, 39_000, 1000, key="life_budget")
-    projects = sorted({e.project for e in p.exchanges() if e.project})
-    project = b.selectbox("Project", [None, *projects], key="life_project",
+    project = b.selectbox("Project", [None, *sorted(projects(p))], key="life_project",
                           format_func=lambda x: x or "all projects")
     fmt = c.radio("Format", pack.FORMATS, horizontal=True, key="life_fmt")
     query = st.text_input("Focus query (optional)", key="life_query")

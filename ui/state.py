@@ -106,17 +106,11 @@ def distiller_versions() -> list[dict]:
 
 
 def distiller_version() -> str | None:
-    """The chosen version, else the one with the most cards (a trial re-distillation of a
-    sample in Tuning is newer but partial, so "latest" would be the wrong default)."""
-    from palace_lab.experiments.prefs import load
+    """The sidebar's pick, else the palace's main version (:func:`prefs.main_version`)."""
+    from palace_lab.experiments.prefs import main_version
 
-    versions = distiller_versions()
-    made = [v["version"] for v in versions if v["cards"]]
-    chosen = st.session_state.get("distiller") or load(db_path()).get("distiller_version")
-    if chosen in made:
-        return chosen
-    ranked = sorted(enumerate(versions), key=lambda iv: (-iv[1]["cards"], -iv[0]))
-    return ranked[0][1]["version"] if ranked and ranked[0][1]["cards"] else None
+    return main_version(palace(), chosen=st.session_state.get("distiller"),
+                        versions=distiller_versions())
 
 
 def embedder_name() -> str:
@@ -194,8 +188,10 @@ def sidebar() -> None:
 
 @contextmanager
 def guard():
-    """The one expected failure becomes a clear message on the page, never a traceback."""
+    """An error a person can cause becomes a clear message on the page, never a traceback:
+    any of the project's errors (:class:`~palace_lab.errors.PalaceError`), and a
+    ``ValueError`` (validation of a value the person gave, raised by a library)."""
     try:
         yield
-    except PalaceError as exc:  # InputError included: what the person typed is not usable
+    except (PalaceError, ValueError) as exc:
         st.error(str(exc), icon=":material/error:")

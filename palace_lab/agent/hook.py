@@ -97,7 +97,7 @@ def build(db: str | Path, event: dict, budget: int, box: dict) -> HookResult:
     ``box`` receives the project as soon as it is known, so that :func:`run` can prime the
     cache when the build is too slow."""
     from palace_lab.agent import pack_cache
-    from palace_lab.agent.recall import projects
+    from palace_lab.store.contents import projects
     from palace_lab.store import Palace
 
     with Palace.open(db, create=False) as palace:

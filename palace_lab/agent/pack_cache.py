@@ -26,6 +26,8 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import TYPE_CHECKING
 
+from palace_lab.files import write_atomic
+
 if TYPE_CHECKING:
     from palace_lab.store import Palace
 
@@ -73,11 +75,8 @@ def read(path: Path) -> CachedPack | None:
 
 
 def write(path: Path, pack: CachedPack) -> None:
-    path.parent.mkdir(parents=True, exist_ok=True)
-    tmp = path.with_name(f"{path.name}.{os.getpid()}.tmp")
-    tmp.write_text(json.dumps({"content": pack.content, "text": pack.text,
-                               "tokens": pack.tokens, "items": list(pack.items)}), "utf-8")
-    tmp.replace(path)
+    write_atomic(path, json.dumps({"content": pack.content, "text": pack.text,
+                                   "tokens": pack.tokens, "items": list(pack.items)}))
     held = sorted(path.parent.glob("*.json"), key=lambda p: p.stat().st_mtime, reverse=True)
     for old in held[MAX_CACHED:]:
         old.unlink(missing_ok=True)

@@ -34,9 +34,10 @@ from pathlib import Path
 from typing import TYPE_CHECKING
 
 from palace_lab.errors import PalaceError
-from palace_lab.redact import redact_card, redact_with_known, secrets_in
+from palace_lab.redact import redact_with_known, secrets_in, stored_card
 from palace_lab.request import request_opening
 from palace_lab.settings import DEFAULT_EMBEDDER
+from palace_lab.store.contents import projects
 
 if TYPE_CHECKING:
     from palace_lab.store import Palace
@@ -57,17 +58,10 @@ def _serialised(method):
     return locked
 
 
-def projects(palace: Palace) -> dict[str, int]:
-    """Every project of the palace with its number of exchanges, largest first."""
-    rows = palace.conn.execute("SELECT project, COUNT(*) FROM exchanges WHERE project IS NOT NULL"
-                               " GROUP BY project ORDER BY COUNT(*) DESC, project")
-    return {name: n for name, n in rows}
-
-
 def card_dict(card) -> dict | None:
+    card = stored_card(card)
     if card is None:
         return None
-    card = redact_card(card)[0]  # a card stored before a redaction rule existed
     return {"core": card.exchange_core, "context": card.specific_context,
             "keywords": list(card.keywords), "rooms": [r.to_dict() for r in card.room_assignments],
             "files": list(card.files_touched)}

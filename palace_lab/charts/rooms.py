@@ -14,6 +14,7 @@ from collections.abc import Sequence
 import numpy as np
 
 from palace_lab.charts.layout import titled
+from palace_lab.errors import InputError
 from palace_lab.rooms import RoomStat
 
 TYPE_COLORS = {"file": "#2f6f8f", "concept": "#c3a66b", "workflow": "#6fa88f"}
@@ -29,7 +30,7 @@ def plain(text: str, limit: int = 90) -> str:
 
 def _hierarchy(stats: Sequence[RoomStat], size: str):
     if size not in SIZES:
-        raise ValueError(f"unknown size {size!r}; valid sizes: {', '.join(SIZES)}")
+        raise InputError(f"unknown size {size!r}; valid sizes: {', '.join(SIZES)}")
     ids, labels, parents, values, colors = [], [], [], [], []
     for rtype in sorted({s.room_type for s in stats}):
         members = [s for s in stats if s.room_type == rtype]
@@ -56,7 +57,7 @@ def room_map(stats: Sequence[RoomStat], *, size: str = "exchanges", kind: str = 
     import plotly.graph_objects as go
 
     if size not in SIZES:
-        raise ValueError(f"unknown size {size!r}; valid sizes: {', '.join(SIZES)}")
+        raise InputError(f"unknown size {size!r}; valid sizes: {', '.join(SIZES)}")
     shown = sorted(stats, key=lambda s: -getattr(s, size))[:max_rooms]
     ids, labels, parents, values, colors = _hierarchy(shown, size)
     trace = go.Treemap if kind == "treemap" else go.Sunburst

@@ -53,12 +53,11 @@ def cmd_exchanges(args) -> None:
 
 
 def cmd_cards(args) -> None:
-    from palace_lab.redact import redact_card
+    from palace_lab.redact import stored_card
 
     with _palace(args) as palace:
         version = args.distiller or palace.latest_distiller()
-        # Cards are redacted when made; again here for cards made before a rule existed.
-        cards = [redact_card(c)[0].to_dict() for c in palace.cards(version)] if version else []
+        cards = [stored_card(c).to_dict() for c in palace.cards(version)] if version else []
     _emit(args, cards, "\n".join(f"{c['exchange_id']}  {c['exchange_core']}\n    ↳ {c['specific_context']}"
                                  + (f"\n    ⌕ {' '.join(c['keywords'])}" if c["keywords"] else "")
                                  for c in cards) or "no cards: run `palace-lab distill` first")

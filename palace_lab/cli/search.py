@@ -2,7 +2,6 @@
 
 from __future__ import annotations
 
-import re
 import sys
 from typing import TYPE_CHECKING
 
@@ -12,15 +11,6 @@ from palace_lab.settings import DEFAULT_EMBEDDER
 
 if TYPE_CHECKING:
     from palace_lab.store import Palace
-
-
-_SURROGATES = re.compile("[\ud800-\udfff]")
-
-
-def _clean_query(text: str) -> str:
-    """A query as searchable text: bytes that were not UTF-8 (they arrive from the command line
-    as lone surrogates) and lone ``\\ud83d`` escapes of a JSON file become U+FFFD."""
-    return _SURROGATES.sub("\ufffd", text)
 
 
 def _engine(args, palace: Palace):
@@ -63,8 +53,6 @@ def cmd_search(args) -> None:
 
     if bool(args.query) == bool(args.queries):
         raise PalaceError("give either one QUERY or --queries FILE")
-    if args.query:
-        args.query = _clean_query(args.query)
     with _palace(args) as palace:
         engine = _engine(args, palace)
         args.mode = args.mode or _palace_mode(palace)
@@ -79,8 +67,7 @@ def cmd_search(args) -> None:
             return
         from palace_lab.evaluate import read_queries
 
-        texts = {q["query_id"]: _clean_query(q["query"])
-                 for q in read_queries(args.queries)}
+        texts = {q["query_id"]: q["query"] for q in read_queries(args.queries)}
         exchanges = {e.exchange_id: e for e in palace.exchanges()}
         modes = _modes(args.modes or args.mode)
         result = {m: _hits_from_run(engine.run(texts, m, args.k, _filters(args)), exchanges)
@@ -127,8 +114,7 @@ def cmd_eval(args) -> None:
     from palace_lab.evaluate import evaluate_modes, read_qrels, read_queries
     from palace_lab.search import list_modes
 
-    queries = [{**q, "query": _clean_query(q["query"])}
-               for q in read_queries(args.queries)]
+    queries = read_queries(args.queries)
     qrels = read_qrels(args.qrels)
     names = _modes(args.modes)
     known = {m["name"]: m for m in list_modes()}

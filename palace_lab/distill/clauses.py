@@ -23,6 +23,8 @@ from __future__ import annotations
 import re
 from dataclasses import dataclass
 
+from palace_lab.text.words import PROSE_WORD, STOPWORDS
+
 _CODE_BLOCK = re.compile(r"```.*?(?:```|$)", re.S)
 _LINE_MARKUP = re.compile(r"^[ \t]*(?:(?:[#>]+|[-*+]|\d+[.)])[ \t]+)+")
 _INLINE_MARKUP = re.compile(r"`|\*\*|__(?=\w)|(?<=\w)__|(?<!\w)\*(?=\S)|(?<=\S)\*(?!\w)")
@@ -36,7 +38,6 @@ LABEL = re.compile(r"^\[(?:user|assistant|system|tool call[^\]\n]*|tool result)\
 _MESSAGE_START = re.compile(r"\n\n(?=\[(?:user|assistant|system|tool call[^\]\n]*|tool result)\] )")
 _PART_END = re.compile(r"(?<=[.!?。！？])\s+")
 _CJK = re.compile(r"[\u3040-\u30ff\u3400-\u9fff\uac00-\ud7af]")
-_WORD = re.compile(r"[^\W\d_][\w'’\-./]*")
 
 
 def prose(text: str) -> str:
@@ -165,10 +166,10 @@ def core_parts(core: str) -> list[str]:
 def content_words(text: str) -> int:
     """How many words of ``text`` carry content: not a function, filler or generic word; a run
     of CJK characters counts one word per two characters."""
-    from palace_lab.distill.terms import GENERIC, STOPWORDS
+    from palace_lab.distill.terms import GENERIC
 
     n = 0
-    for word in _WORD.findall(text.lower()):
+    for word in PROSE_WORD.findall(text.lower()):
         cjk = len(_CJK.findall(word))
         if cjk:
             n += max(1, cjk // 2)

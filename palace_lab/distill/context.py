@@ -18,7 +18,8 @@ from __future__ import annotations
 
 import re
 
-from palace_lab.distill.terms import STOPWORDS, terms
+from palace_lab.distill.terms import terms
+from palace_lab.text.words import STOPWORDS
 from palace_lab.model import Exchange
 
 ERROR = re.compile(

@@ -27,7 +27,8 @@ from palace_lab.distill.base import CorpusStats
 from palace_lab.distill.noise import is_noise, without_blobs
 from palace_lab.ingest.claude_code import person_words
 from palace_lab.distill.spans import word_cost
-from palace_lab.distill.terms import STOPWORDS, terms
+from palace_lab.distill.terms import terms
+from palace_lab.text.words import STOPWORDS
 
 ZONE_WEIGHTS = {"request": 3.0, "final": 1.0, "said": 1.0, "calls": 0.5, "results": 0.2}
 

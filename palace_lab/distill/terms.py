@@ -9,57 +9,12 @@ distinctive terms of one exchange from those common to all: ``idf = log((N + 1) 
 from __future__ import annotations
 
 import math
-import re
 from collections import Counter
 from collections.abc import Iterable
 
 from palace_lab.distill.base import CorpusStats
+from palace_lab.text.words import STOPWORDS, TERM
 
-# What a term looks like, for every module that reads terms out of text (one home, named by use):
-WORD = r"[A-Za-z_][\w\-./]*\w"  # a word, identifier, dotted name or path: letter/_ ... word char
-NUMBER = r"\d+(?:\.\d+)?"
-TERM = re.compile(rf"{WORD}|{NUMBER}[a-zA-Z%]*")  # salience: a number keeps its unit (30s, 95%)
-WORD_TERM = re.compile(WORD)  # words only (the memory units' vocabulary)
-FACT_TERM = re.compile(rf"{WORD}|{NUMBER}")  # words and bare numbers (fact checks)
-LOOSE_TERM = re.compile(r"[a-z0-9_][\w\-./]*", re.I)  # any run from a letter, digit or _ (pack)
-RUN = re.compile(r"[\w./\-]+")  # any run of word characters, dots, slashes, dashes
-STOPWORDS = frozenset(
-    """
-    a an the and or but if then else of to in on at by for with from into onto as is are was
-    were be been being it its this that these those there here i me my we our you your he she
-    they them their what which who whom when where why how all any both each few more most
-    other some such no nor not only own same so than too very can will just don should now
-    do does did done have has had having let lets let's ok okay yes yeah please thanks thank
-    also about would could might may must shall get got go going make made use used using
-    one two new like want need see look check try run file files code now still again first
-    i'll i'm we'll it's that's there's here's also just sure great good well right up out
-    over under after before while because into via per without within
-    """.split()
-)
-
-
-# Function words beyond the short list above (our own list; importing scikit-learn's would
-# cost seconds at start-up for a set of words).
-STOPWORDS = STOPWORDS | frozenset(
-    """
-    above across afterwards against almost alone along already although always am among
-    amongst amount another anyhow anyone anyway anywhere around back became become becomes
-    becoming beforehand behind below beside besides between beyond cannot co con couldn
-    describe detail down due during either elsewhere empty enough etc even ever every
-    everyone everywhere except fifteen fifty fill find fire five former formerly forty found
-    four front further give hasn hence hereafter hereby herein hereupon hers herself himself
-    his however hundred ie inc indeed interest itself keep latter latterly least less ltd
-    many meanwhile mine moreover mostly move much myself name namely neither never
-    nevertheless nine nobody none noone nothing nowhere off often once onto others otherwise
-    ours ourselves part perhaps put rather re seem seemed seeming seems serious several she
-    side since sincere six sixty somehow someone something sometime sometimes somewhere
-    take ten themselves thence thereafter thereby therefore therein thereupon thick thin
-    third though three through throughout thru thus together top toward towards twelve
-    twenty un until upon us whatever whence whenever whereafter whereas whereby wherein
-    whereupon wherever whether whither whoever whole whose within wouldn yet yours yourself
-    yourselves doesn didn isn wasn weren aren won shouldn haven hadn ll ve
-    """.split()
-)
 GENERIC = frozenset(
     """
     thing things something anything everything stuff way ways part parts kind lot lots bit

@@ -44,6 +44,7 @@ from palace_lab.errors import InputError
 from palace_lab.evaluate.base import Qrels
 from palace_lab.files import EXTENSIONS
 from palace_lab.model import Exchange
+from palace_lab.text.words import REQUEST_STOPWORDS, WORD_RUN
 
 if TYPE_CHECKING:
     from palace_lab.store import Palace
@@ -58,19 +59,12 @@ BIAS = ("Known-item queries reuse the source exchange's own words: they favour l
 GRADING = ("3 = the source exchange; 2 = another exchange containing the same string "
            "(mixed: the anchor and every request word); unlisted = unjudged")
 
-_WORD = re.compile(r"\w+")
 _IDENT = re.compile(
     r"(?<![\w/.\-])([A-Za-z_][A-Za-z0-9]*(?:[_.][A-Za-z0-9]+)+|[a-z]+[A-Z][A-Za-z0-9]+"
     r"|[A-Z][a-z0-9]+[A-Z][A-Za-z0-9]+)(?![\w/])")
 _ERROR = re.compile(r"([A-Z]\w*(?:Error|Exception):.*|\b(?:error|fatal|panic|FAILED)(?:\[\w+\])?:.*)")
 _SENTENCE = re.compile(r"[^.!?\n]+")
-STOPWORDS = frozenset("""
-a an the and or but if then of to in on at by for with from into as is are was were be been it
-its this that these those there here i me my we our you your they them what which who when
-where why how all any can will just do does did have has had not no so than too very would
-could should may might must please thanks also about like want need make get use using let
-lets im it's i'm dont don't
-""".split())
+
 
 
 def _norm(text: str) -> str:
@@ -78,7 +72,7 @@ def _norm(text: str) -> str:
 
 
 def _content_words(text: str) -> list[str]:
-    return [w for w in _WORD.findall(text.lower()) if len(w) > 3 and w not in STOPWORDS and not w.isdigit()]
+    return [w for w in WORD_RUN.findall(text.lower()) if len(w) > 3 and w not in REQUEST_STOPWORDS and not w.isdigit()]
 
 
 # ---------------------------------------------------------------------- candidates per type
@@ -169,12 +163,12 @@ class _Corpus:
     def __init__(self, exchanges: Sequence[Exchange]) -> None:
         self.ids = [ex.exchange_id for ex in exchanges]
         self.norm = [_norm(ex.verbatim) for ex in exchanges]
-        self.words = [set(_WORD.findall(text)) for text in self.norm]
+        self.words = [set(WORD_RUN.findall(text)) for text in self.norm]
         self.df = Counter(w for words in self.words for w in words)
 
     def df_bound(self, candidate: str) -> int:
         """An upper bound of the candidate's document frequency: its rarest word's df."""
-        words = [w for w in _WORD.findall(candidate.lower()) if len(w) > 1]
+        words = [w for w in WORD_RUN.findall(candidate.lower()) if len(w) > 1]
         return min((self.df.get(w, 0) for w in words), default=len(self.ids))
 
     def containing(self, query: str, qtype: str, bag: bool = False) -> list[int]:

@@ -21,6 +21,7 @@ from typing import TYPE_CHECKING
 from palace_lab.errors import InputError
 from palace_lab.evaluate.metrics import per_query
 from palace_lab.model import Hit, content_hash
+from palace_lab.text.broken import mend
 
 if TYPE_CHECKING:
     from palace_lab.store import Palace
@@ -32,7 +33,9 @@ GRADE_MEANINGS = {0: "not relevant", 1: "marginal", 2: "relevant", 3: "what I wa
 
 
 def normalise_query(text: str) -> str:
-    return " ".join(text.split())
+    """The query as the lab stores and hashes it: mended (as the engine searches it), spaces
+    squashed."""
+    return " ".join(mend(text).split())
 
 
 def lab_query_id(text: str) -> str:

@@ -27,6 +27,7 @@ from pathlib import Path
 from typing import TYPE_CHECKING
 
 from palace_lab.experiments import query_sets as experiments
+from palace_lab.experiments.prefs import main_version
 from palace_lab.index.cache import cache_root, cards_fingerprint
 from palace_lab.model import content_hash
 from palace_lab.search import DEFAULT_MODE
@@ -45,13 +46,6 @@ def default_query_set(palace: Palace) -> str | None:
     """The graded set the Overview's headline rests on (``sample`` first; never a known-item
     probe: :func:`palace_lab.experiments.query_sets.headline_set`)."""
     return experiments.headline_set(palace, None)
-
-
-def main_version(palace: Palace) -> str | None:
-    """The version with the most cards, the latest of a tie (the sidebar's default)."""
-    versions = palace.distiller_versions()
-    ranked = sorted(enumerate(versions), key=lambda iv: (-iv[1]["cards"], -iv[0]))
-    return ranked[0][1]["version"] if ranked and ranked[0][1]["cards"] else None
 
 
 def _path(palace: Palace, distiller: str, embedder: str, modes, queries, qrels) -> Path:

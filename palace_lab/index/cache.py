@@ -33,6 +33,7 @@ import uuid
 from pathlib import Path
 from typing import TYPE_CHECKING
 
+from palace_lab.files import write_atomic
 from palace_lab.model import content_hash
 
 if TYPE_CHECKING:
@@ -173,7 +174,4 @@ def write_pending(root: Path, name: str, count: list) -> None:
     notes.pop(name, None)
     notes[name] = count
     kept = dict(list(notes.items())[-PENDING_NOTES:])
-    root.mkdir(parents=True, exist_ok=True)
-    tmp = root / f".pending-{uuid.uuid4().hex[:8]}.json"
-    tmp.write_text(json.dumps(kept), encoding="utf-8")
-    os.replace(tmp, root / "pending.json")
+    write_atomic(root / "pending.json", json.dumps(kept))

@@ -23,13 +23,13 @@ from __future__ import annotations
 
 import os
 import threading
-import uuid
 from collections.abc import Sequence
 from concurrent.futures import ThreadPoolExecutor
 from pathlib import Path
 
 import numpy as np
 
+from palace_lab.files import write_atomic
 from palace_lab.index import minilm_onnx
 from palace_lab.index.embed import Embedder, minilm_folder
 from palace_lab.index.minilm_numpy import load_tokenizer
@@ -53,14 +53,8 @@ def write_int8(folder: Path, cache: Path) -> Path:
     if not float_path.is_file():
         minilm_onnx.write_model(folder, float_path)
     path = int8_file(folder, cache)
-    tmp = path.with_name(f".{path.name}.{uuid.uuid4().hex}.tmp")
-    try:
-        quantize_dynamic(str(float_path), str(tmp), per_channel=True,
-                         weight_type=QuantType.QInt8)
-        os.replace(tmp, path)
-    finally:
-        tmp.unlink(missing_ok=True)
-    return path
+    return write_atomic(path, lambda tmp: quantize_dynamic(
+        str(float_path), str(tmp), per_channel=True, weight_type=QuantType.QInt8))
 
 
 def _session(path: Path):

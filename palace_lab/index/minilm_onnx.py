@@ -19,13 +19,12 @@ and the caller keeps the numpy network.
 from __future__ import annotations
 
 import math
-import os
 import threading
-import uuid
 from pathlib import Path
 
 import numpy as np
 
+from palace_lab.files import write_atomic
 from palace_lab.index.minilm_numpy import EPS, HEADS, N_LAYERS, load_tokenizer, read_safetensors
 from palace_lab.model import content_hash
 
@@ -148,13 +147,8 @@ def write_model(folder: Path, path: Path) -> None:
     """Build and save atomically: a temporary file in the same folder, renamed into place."""
     import onnx
 
-    path.parent.mkdir(parents=True, exist_ok=True)
-    tmp = path.with_name(f".{path.name}.{uuid.uuid4().hex}.tmp")
-    try:
-        onnx.save(build(folder), str(tmp))
-        os.replace(tmp, path)
-    finally:
-        tmp.unlink(missing_ok=True)
+    model = build(folder)
+    write_atomic(path, lambda tmp: onnx.save(model, str(tmp)))
 
 
 def _session(ort, path: Path):

@@ -30,12 +30,12 @@ from __future__ import annotations
 import hashlib
 import os
 import threading
-import uuid
 from collections.abc import Callable, Sequence
 from pathlib import Path
 
 import numpy as np
 
+from palace_lab.files import write_atomic
 from palace_lab.index.embed import Embedder, minilm_folder, normalise_rows
 
 VERSION = 1  # bump when the recipe changes: the name (and so every cache key) changes with it
@@ -125,10 +125,11 @@ def _source_key(folder: Path) -> str:
 
 
 def _write_atomic(path: Path, table: np.ndarray) -> None:
-    path.parent.mkdir(parents=True, exist_ok=True)
-    tmp = path.with_name(f".{path.stem}-{uuid.uuid4().hex[:8]}.npy")
-    np.save(tmp, table)
-    os.replace(tmp, path)  # a concurrent distillation wrote the same bytes: either wins
+    def save(tmp: Path) -> None:
+        with open(tmp, "wb") as fh:  # a file object: np.save adds no ".npy" to the name
+            np.save(fh, table)
+
+    write_atomic(path, save)  # a concurrent distillation wrote the same bytes: either wins
 
 
 class StaticEmbedder(Embedder):

@@ -18,10 +18,10 @@ from __future__ import annotations
 
 import re
 from collections.abc import Iterable
-from pathlib import Path
 from dataclasses import asdict, dataclass
 
-_WORD = re.compile(r"\w+")
+from palace_lab.text.words import WORD_RUN, bm25_stopwords
+
 _PART = re.compile(r"[A-Z]+(?![a-z])|[A-Z]?[a-z]+|\d+")
 
 
@@ -48,7 +48,7 @@ class Tokenizer:
     def __call__(self, text: str) -> list[str]:
         out: list[str] = []
         cache = self._terms
-        for word in _WORD.findall(text):
+        for word in WORD_RUN.findall(text):
             terms = cache.get(word)
             if terms is None:
                 terms = cache[word] = self._word_terms(word)
@@ -78,27 +78,7 @@ def _stopwords(name: str | None) -> frozenset[str]:
         return frozenset()
     if name != "en":
         raise ValueError(f"unknown stopword list {name!r}; valid: en")
-    return frozenset(_bm25s_stopwords().STOPWORDS_EN)
-
-
-def _bm25s_stopwords():
-    """bm25s' stopword module, read without running ``bm25s/__init__`` (which imports numba
-    and scipy: ~0.6 s a one-shot search would pay only for a word list)."""
-    import importlib.util
-    import sys
-
-    if "bm25s.stopwords" in sys.modules:
-        return sys.modules["bm25s.stopwords"]
-    package = importlib.util.find_spec("bm25s")  # locates the package, does not import it
-    if package is None or not package.submodule_search_locations:
-        from bm25s import stopwords  # pragma: no cover - an unusual install
-
-        return stopwords
-    path = Path(list(package.submodule_search_locations)[0]) / "stopwords.py"
-    spec = importlib.util.spec_from_file_location("palace_lab._bm25s_stopwords", path)
-    module = importlib.util.module_from_spec(spec)
-    spec.loader.exec_module(module)
-    return module
+    return bm25_stopwords()
 
 
 def _stemmer(name: str | None):

@@ -18,6 +18,7 @@ from pathlib import Path
 
 from palace_lab.errors import TooLargeError
 from palace_lab.model import Conversation, Message
+from palace_lab.text.broken import mend
 
 SNIFF_BYTES = 64 * 1024
 # Documented limits (docs/guarantees.md): what is over them is refused with the
@@ -51,13 +52,12 @@ class ParseResult:
 
 
 _SPACES = re.compile(r"\s+")
-_SURROGATES = re.compile("[\ud800-\udfff]")
 
 
 def safe_reason(reason: str, limit: int = 80) -> str:
     """A skip reason that can be printed and stored: a reason may quote a record's own type
     (``record:<type>``), which can be anything, of any length."""
-    reason = _SURROGATES.sub("\ufffd", reason)
+    reason = mend(reason)
     return reason if len(reason) <= limit else reason[: limit - 1] + "…"
 
 

@@ -15,14 +15,11 @@ A parser keeps what the source wrote; three things in it still cannot be stored 
 
 from __future__ import annotations
 
-import re
 from collections.abc import MutableMapping
 from dataclasses import replace
 
 from palace_lab.model import Conversation, Exchange, content_hash, exchange_id_for
-
-_SURROGATE = re.compile("[\ud800-\udfff]")
-REPLACEMENT = "\ufffd"
+from palace_lab.text.broken import is_broken, mend
 
 
 # The text fields stored as text; ``meta`` is stored as JSON with \u escapes, which keep a
@@ -33,11 +30,11 @@ _CONVERSATION_FIELDS = ("conversation_id", "project", "title", "source_path", "p
 
 
 def _broken(value) -> bool:
-    return isinstance(value, str) and not value.isascii() and bool(_SURROGATE.search(value))
+    return isinstance(value, str) and is_broken(value)
 
 
 def _cleaned(obj, names: tuple[str, ...], counter: list[int]):
-    changes = {n: _SURROGATE.sub(REPLACEMENT, getattr(obj, n)) for n in names
+    changes = {n: mend(getattr(obj, n)) for n in names
                if _broken(getattr(obj, n))}
     counter[0] += len(changes)
     return replace(obj, **changes) if changes else obj

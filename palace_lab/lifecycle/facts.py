@@ -23,6 +23,7 @@ from dataclasses import dataclass
 from functools import lru_cache
 
 from palace_lab.files import files_touched
+from palace_lab.text.words import FACT_STOPWORDS, NAME_WORD
 
 UNITS = (r"ms|µs|us|ns|s|sec|secs|seconds?|minutes?|mins?|h|hrs?|hours?|days?|weeks?|B|KB|kB|"
          r"KiB|MB|MiB|GB|GiB|TB|%|x|tokens|req/s|rps|qps|fps|px|connections|workers|threads|"
@@ -37,9 +38,7 @@ ERROR = re.compile(
 IDENT = re.compile(r"\b(?:[a-z]+[A-Z]\w*|[A-Z][a-z]+[A-Z]\w*|[a-z][a-z0-9]*_[a-z0-9_]+|"
                    r"[A-Z][A-Z0-9]*_[A-Z0-9_]+|[A-Za-z_]\w*(?:\.\w+)*\(\))")
 BACKTICK = re.compile(r"`([^`\s]{3,60})`")
-STOP = frozenset("a an the of to in on at by for with from and or is are was be set it this "
-                 "that as into than then now about around up down over per each every".split())
-WORD = re.compile(r"[A-Za-z_][\w\-]*")
+
 
 
 @dataclass(frozen=True)
@@ -58,9 +57,9 @@ class Fact:
 
 def quantity_key(sentence: str, start: int) -> str:
     """The nearest content word before position ``start`` (at most 4 words back)."""
-    words = WORD.findall(sentence[:start])[-4:]
+    words = NAME_WORD.findall(sentence[:start])[-4:]
     for word in reversed(words):
-        if word.lower() not in STOP and not word[0].isdigit():
+        if word.lower() not in FACT_STOPWORDS and not word[0].isdigit():
             return word.lower()
     return ""
 

@@ -16,7 +16,7 @@ A pack is built from the distilled cards of one distiller version:
 3. Selection: the longest *prefix* of the ranking whose rendering fits the budget, counted
    with the real tokenizer on the whole rendered text, headers included. A pack never
    exceeds its budget; a budget below the bare header is refused.
-   Every card field and the focus pass the redactor first (:func:`palace_lab.redact.redact_card`).
+   Every card field and the focus pass the redactor first (:func:`palace_lab.redact.stored_card`).
 4. Rendering: items grouped by room (the room asked for, else the card's room that most
    candidates share, then the most relevant one), rooms in the order of their best item,
    items in rank order; every item names its exchange id for drill-down and, on its next line,
@@ -33,12 +33,12 @@ from collections.abc import Sequence
 from dataclasses import dataclass, field, replace
 from typing import TYPE_CHECKING
 
-from palace_lab.distill.terms import LOOSE_TERM
+from palace_lab.text.words import LOOSE_TERM
 from palace_lab.errors import InputError, PalaceError
 from palace_lab.lifecycle.consolidate import parse_time
 from palace_lab.lifecycle.importance import LEVELS, tag
 from palace_lab.lifecycle.sentences import split_sentences
-from palace_lab.redact import redact_card, redact_text
+from palace_lab.redact import redact_text, stored_card
 from palace_lab.request import request_opening
 from palace_lab.tokens import DEFAULT_ENCODING, count_tokens
 
@@ -271,7 +271,7 @@ def build_pack(palace: Palace, budget: int, *, focus_query: str | None = None, p
     cards = {eid: c for eid, c in palace.card_map(distiller).items() if eid in exchanges
              and (not project or exchanges[eid].project == project)
              and (not room or any(room in (r.room_key, r.room_label) for r in c.room_assignments))}
-    cards = {eid: redact_card(c)[0] for eid, c in cards.items()}  # a pack carries no secret
+    cards = {eid: stored_card(c) for eid, c in cards.items()}  # a pack carries no secret
     scores = None
     if focus_query:
         scores = relevance(palace, focus_query, exchanges, cards, distiller=distiller,

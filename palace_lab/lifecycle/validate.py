@@ -29,7 +29,7 @@ import re
 from dataclasses import dataclass, field
 from difflib import SequenceMatcher
 
-from palace_lab.distill.terms import FACT_TERM, NUMBER, RUN
+from palace_lab.text.words import FACT_TERM, NUMBER, RUN
 from palace_lab.lifecycle.facts import CONFIG, IDENT, QUANTITY, VERSION, Fact, find_facts, \
     quantity_key
 from palace_lab.lifecycle.importance import WEIGHTS, tag

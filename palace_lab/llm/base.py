@@ -32,7 +32,7 @@ from concurrent.futures import ThreadPoolExecutor
 from dataclasses import dataclass, field, replace
 from typing import Any
 
-from palace_lab.errors import BudgetExceededError, DistillError
+from palace_lab.errors import BudgetExceededError, DistillError, InputError
 from palace_lab.llm.cost import CostCap, Usage, estimate_at, worst_case_cost
 from palace_lab.llm.schema import schema_errors
 
@@ -155,7 +155,7 @@ class StructuredClient(ABC):
         backoff_max_s: float = 30.0,
     ) -> None:
         if max_retries < 0 or max_concurrency < 1:
-            raise ValueError("max_retries must be >= 0 and max_concurrency >= 1")
+            raise InputError("max_retries must be >= 0 and max_concurrency >= 1")
         self.model, self.max_retries, self.timeout = model, max_retries, timeout
         self.max_concurrency = max_concurrency
         self.backoff_base_s, self.backoff_max_s = backoff_base_s, backoff_max_s

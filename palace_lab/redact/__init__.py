@@ -21,10 +21,10 @@ Invariants:
 from palace_lab.redact.core import (
     Finding, RedactionResult, merge_counts, placeholder, redact, redact_text,
 )
-from palace_lab.redact.known import redact_card, redact_with_known, secrets_in
+from palace_lab.redact.known import redact_card, redact_with_known, secrets_in, stored_card
 from palace_lab.redact.rules import RULES, Rule, shannon_bits
 
 __all__ = [
     "RULES", "Finding", "RedactionResult", "Rule", "merge_counts", "placeholder", "redact",
-    "redact_card", "redact_text", "redact_with_known", "secrets_in", "shannon_bits",
+    "redact_card", "redact_text", "redact_with_known", "secrets_in", "shannon_bits", "stored_card",
 ]

@@ -95,3 +95,10 @@ def redact_card(card, known: dict[str, str] | None = None):
                       specific_context=clean(card.specific_context), room_assignments=rooms,
                       files_touched=tuple(clean(f) for f in card.files_touched), keywords=keywords)
     return (cleaned, tally) if tally else (card, {})
+
+
+def stored_card(card):
+    """A stored card as every edge shows it (the CLI's ``cards``, the app's card, MCP hits, a
+    memory pack): redacted again on read, because a card stored before a redaction rule existed
+    still holds what that rule removes. ``None`` (no card) stays ``None``."""
+    return None if card is None else redact_card(card)[0]

@@ -22,6 +22,7 @@ from datetime import datetime
 from pathlib import Path
 from typing import TYPE_CHECKING
 
+from palace_lab.files import write_atomic
 from palace_lab.report.facts import ReportFacts, gather
 
 if TYPE_CHECKING:
@@ -50,7 +51,5 @@ def write_report(palace: Palace, out: str | Path, **options) -> int:
     returns its size in bytes."""
     target = Path(out).expanduser()
     made = build_report(palace, **options)
-    part = target.with_name(f".{target.name}.part")
-    part.write_bytes(made)
-    part.replace(target)
+    write_atomic(target, made)
     return len(made)

@@ -16,6 +16,10 @@ so figures are never computed on a substitute mode.
 
 A hit's preview starts with the exchange's opening user message; hits point at the verbatim
 exchange (conversation id and ply range) whatever layer found them.
+
+Every query is mended first (:func:`palace_lab.text.broken.mend`): a broken character (a lone
+surrogate from command-line bytes or a ``\\ud83d`` escape) becomes U+FFFD, so the CLI, the MCP
+server and the app search the same text and none of them fails on it.
 """
 
 from __future__ import annotations
@@ -38,6 +42,7 @@ from palace_lab.search.filters import Filters
 from palace_lab.search.modes import DEFAULT_MODE, FusedMode, Mode, PureMode, parse_mode
 from palace_lab.search.plan import BEHIND_EMBED_LIMIT, INLINE_EMBED_LIMIT, Plan, substitute
 from palace_lab.settings import DEFAULT_EMBEDDER
+from palace_lab.text.broken import mend
 
 if TYPE_CHECKING:
     from palace_lab.store import Palace
@@ -125,6 +130,7 @@ class SearchEngine:
         ``vector``: the query's embedding if the caller already has it (comparing several
         modes on one query embeds it once); otherwise it is computed here when needed.
         """
+        query = mend(query)
         try:
             (plan, stale), k, chosen = self._plan(mode), _check_k(k), Filters.coerce(filters)
             if vector is None and _needs_vectors(plan.used):
@@ -144,6 +150,7 @@ class SearchEngine:
             filters: Filters | dict | None = None) -> dict[str, dict[str, float]]:
         """A run ``{query_id: {exchange_id: score}}`` over a query set (one embedding batch)."""
         parsed, k, chosen = _mode(mode), _check_k(k), Filters.coerce(filters)
+        queries = {qid: mend(text) for qid, text in queries.items()}
         qids = list(queries)
         vectors = self._embed([queries[q] for q in qids]) if _needs_vectors(parsed) else None
         out = {}
@@ -159,6 +166,7 @@ class SearchEngine:
         parsed = _mode(mode)
         if not isinstance(parsed, PureMode):
             raise SearchError(f"{mode!r} is not a pure MECHANISM:LAYER mode")
+        query = mend(query)
         if vector is None and parsed.mechanism != "bm25":
             vector = self._embed([query])[0]
         return self._pure(query, vector, parsed, depth, Filters.coerce(filters))

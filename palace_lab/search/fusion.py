@@ -18,6 +18,7 @@ from __future__ import annotations
 
 import math
 from collections.abc import Callable, Mapping, Sequence
+from dataclasses import dataclass
 
 import numpy as np
 
@@ -136,15 +137,42 @@ def combmnz(runs: Sequence[Scores], norm: str = "p95") -> dict[str, float]:
     return {d: math.fsum(p) * len(p) for d, p in parts.items()}
 
 
+@dataclass(frozen=True)
+class Fusion:
+    """One fusion method: its function, its parameters with their defaults (the mode string's
+    ``;name=value`` part), whether its runs carry weights, and a line for ``palace-lab modes``."""
+
+    function: Callable[..., dict[str, float]]
+    params: Mapping[str, object]
+    weights: bool
+    description: str
+
+
+# The one registry: the mode parser (search.modes) checks names, weights and parameters
+# against it, and :func:`fuse` dispatches through it.
+FUSIONS: dict[str, Fusion] = {
+    "rrf": Fusion(rrf, {"k": 60.0}, False, "reciprocal rank fusion, Σ 1/(k + rank)"),
+    "wrrf": Fusion(wrrf, {"k": 60.0}, True, "weighted reciprocal rank fusion, Σ w/(k + rank)"),
+    "wsum": Fusion(wsum, {"norm": "minmax"}, True, "weighted sum of per-run normalised scores"),
+    "combmnz": Fusion(combmnz, {"norm": "p95"}, False,
+                      "CombMNZ: sum of normalised scores × runs that retrieved the doc"),
+}
+
+
+def get_fusion(name: str) -> Fusion:
+    if name not in FUSIONS:
+        raise InputError(f"unknown fusion {name!r}; valid fusions: {', '.join(FUSIONS)}")
+    return FUSIONS[name]
+
+
 def fuse(method: str, runs: Sequence[Scores], *, weights: Sequence[float] | None = None,
-         k: float = 60, norm: str | None = None) -> dict[str, float]:
-    """Dispatch by fusion name (``rrf``, ``wsum``, ``combmnz``) with that method's parameters."""
-    if method == "rrf":
-        return rrf(runs, k=k)
-    if method == "wrrf":
-        return wrrf(runs, weights, k=k)
-    if method == "wsum":
-        return wsum(runs, weights, norm=norm or "minmax")
-    if method == "combmnz":
-        return combmnz(runs, norm=norm or "p95")
-    raise InputError(f"unknown fusion {method!r}; valid fusions: rrf, wrrf, wsum, combmnz")
+         **params) -> dict[str, float]:
+    """Fuse ``runs`` by the method named ``method`` with its parameters: a parameter given as
+    None, or not given, takes the method's default; one the method does not take is ignored (a
+    sweep passes one set to every method); ``weights`` only reach a weighted method."""
+    spec = get_fusion(method)
+    chosen = {name: default if params.get(name) is None else params[name]
+              for name, default in spec.params.items()}
+    if spec.weights:
+        return spec.function(runs, weights, **chosen)
+    return spec.function(runs, **chosen)

@@ -29,17 +29,7 @@ from dataclasses import dataclass
 from palace_lab.errors import SearchError
 from palace_lab.index.mechanisms import MECHANISMS
 from palace_lab.index.layers import LAYERS
-
-FUSIONS: dict[str, dict] = {
-    "rrf": {"params": {"k": 60.0}, "weights": False,
-            "description": "reciprocal rank fusion, Σ 1/(k + rank)"},
-    "wrrf": {"params": {"k": 60.0}, "weights": True,
-             "description": "weighted reciprocal rank fusion, Σ w/(k + rank)"},
-    "wsum": {"params": {"norm": "minmax"}, "weights": True,
-             "description": "weighted sum of per-run normalised scores"},
-    "combmnz": {"params": {"norm": "p95"}, "weights": False,
-                "description": "CombMNZ: sum of normalised scores × runs that retrieved the doc"},
-}
+from palace_lab.search.fusion import FUSIONS, NORMALISERS
 
 PRESETS: dict[str, tuple[str, str]] = {
     "hybrid-rrf": ("rrf(bm25:verbatim,hnsw:core;k=60)",
@@ -175,13 +165,13 @@ def _parse_runs(fusion: str, text: str, original: str):
         given.append(_parse_weight(fusion, weight, original) if eq else None)
     if len(set(runs)) != len(runs):
         raise SearchError(f"a run appears twice in mode {original!r}")
-    if not FUSIONS[fusion]["weights"]:
+    if not FUSIONS[fusion].weights:
         return tuple(runs), None
     return tuple(runs), _complete_weights(given, original)
 
 
 def _parse_weight(fusion: str, text: str, original: str) -> float:
-    if not FUSIONS[fusion]["weights"]:
+    if not FUSIONS[fusion].weights:
         raise SearchError(f"fusion {fusion!r} takes no run weights (mode {original!r}); "
                           "use wsum(run=weight,...)")
     try:
@@ -210,9 +200,7 @@ def _complete_weights(given: list[float | None], original: str) -> tuple[float, 
 
 
 def _parse_params(fusion: str, text: str, original: str) -> tuple[tuple[str, object], ...]:
-    from palace_lab.search.fusion import NORMALISERS
-
-    params = dict(FUSIONS[fusion]["params"])
+    params = dict(FUSIONS[fusion].params)
     for item in (i for i in text.split(",") if i):
         name, eq, value = item.partition("=")
         if not eq or name not in params:

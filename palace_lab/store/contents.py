@@ -11,12 +11,12 @@ being merged into it (the Overview's figures would otherwise describe neither).
 
 from __future__ import annotations
 
-import re
 from dataclasses import dataclass
 from pathlib import Path
 from typing import TYPE_CHECKING
 
 from palace_lab.store.opening import rows_in
+from palace_lab.text.words import QUERY_STOPWORDS, QUERY_WORD
 
 if TYPE_CHECKING:
     from palace_lab.store.palace import Palace
@@ -58,11 +58,13 @@ def palace_contents(palace: Palace) -> Contents:
                     tuple((str(a), int(b)) for a, b in sources), first, last)
 
 
-def projects(palace: Palace) -> list[str]:
-    """The palace's project names (exchanges without a project are not listed)."""
-    rows = palace.conn.execute("SELECT DISTINCT project FROM exchanges WHERE project IS NOT NULL"
-                               " ORDER BY project")
-    return [r[0] for r in rows]
+def projects(palace: Palace) -> dict[str, int]:
+    """Every named project of the palace with its number of exchanges, largest first, ties by
+    name (exchanges without a project are not listed). ``sorted(projects(p))`` lists the names
+    alphabetically, as a picker shows them."""
+    rows = palace.conn.execute("SELECT project, COUNT(*) FROM exchanges WHERE project IS NOT NULL"
+                               " GROUP BY project ORDER BY COUNT(*) DESC, project")
+    return {name: n for name, n in rows}
 
 
 def holds_sample(palace: Palace, sample_dir: str | Path) -> bool:
@@ -80,17 +82,13 @@ def titles(palace: Palace, conversation_ids) -> dict[str, str | None]:
     return {a: b for a, b in rows}
 
 
-_WORD = re.compile(r"\w[\w./:'-]*\w|\w", re.UNICODE)
-STOPWORDS = frozenset(
-    "a an and are as at be but by can did do does for from had has have how i in into is it its "
-    "me my not of on or our so that the their then there this to was we were what when where "
-    "which who why will with you your".split())
+
 
 
 def query_terms(query: str) -> list[str]:
     """The query's content words, lower case, in order: stop words and single letters dropped."""
-    words = (w.lower() for w in _WORD.findall(query))
-    return list(dict.fromkeys(w for w in words if len(w) > 1 and w not in STOPWORDS))
+    words = (w.lower() for w in QUERY_WORD.findall(query))
+    return list(dict.fromkeys(w for w in words if len(w) > 1 and w not in QUERY_STOPWORDS))
 
 
 def absent_terms(palace: Palace, query: str) -> tuple[list[str], list[str]]:

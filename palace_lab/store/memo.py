@@ -24,6 +24,7 @@ from collections.abc import Callable, Iterable, Mapping, Sequence
 from pathlib import Path
 from typing import TYPE_CHECKING
 
+from palace_lab.errors import StoreError
 from palace_lab.model import content_hash
 from palace_lab.store.opening import BUSY_TIMEOUT_MS, rows_in
 
@@ -49,7 +50,7 @@ class Memo:
     def __init__(self, palace: Palace, kind: str, version: str, columns: Sequence[str]):
         for name in (kind, version, *columns):
             if not _NAME.match(name):
-                raise ValueError(f"memo names are lowercase identifiers, not {name!r}")
+                raise StoreError(f"memo names are lowercase identifiers, not {name!r}")
         self.kind, self.table, self.columns = kind, f"{kind}__{version}", tuple(columns)
         self.path = palace.derived_root / FILE
 

@@ -252,3 +252,25 @@ def test_search_hits_carry_the_persons_request_redacted(tmp_path):
     card = json.dumps(hit["card"])
     assert STALE_SECRET not in card and "[REDACTED:anthropic_api_key]" in card
     assert SECRET not in json.dumps(hit)
+
+
+def test_a_query_with_a_broken_character_is_searched_like_the_cli(tmp_path, capsys):
+    """The engine mends a lone surrogate (U+FFFD), so the MCP server's search tool answers with
+    the real embedder what the CLI answers, instead of a tool error (the embedder's TypeError).
+    The tools are called in-process: the SDK's client cannot send a lone surrogate."""
+    from tiny_palace import fill
+
+    from palace_lab.agent.mcp_server import Tools
+    from palace_lab.agent.recall import Recall
+    from palace_lab.settings import DEFAULT_EMBEDDER
+    from palace_lab.store import Palace
+
+    db = tmp_path / "tiny.db"
+    with Palace.open(db) as palace:
+        fill(palace, 4)
+        tools = Tools(Recall(palace, embedder=DEFAULT_EMBEDDER, background=False))
+        got = tools.search("request \ud83d 2", mode="hnsw:verbatim", k=3).model_dump()["hits"]
+    assert main(["search", "--db", str(db), "--json", "--mode", "hnsw:verbatim", "--k", "3",
+                 "request \ufffd 2"]) == 0
+    expected = json.loads(capsys.readouterr().out)
+    assert [h["exchange_id"] for h in got] == [h["exchange_id"] for h in expected]

@@ -491,3 +491,27 @@ def test_an_ab_search_reads_the_cards_of_its_hits_not_every_card(app_env, monkey
     monkeypatch.setattr(Palace, "card_map", lambda *a, **k: pytest.fail("read every card"))
     at = lab("pool timeout connection error")
     assert grade_controls(at, "a") and at.selectbox(key="lab_f_room").options[1:]
+
+
+# ------------------------------------------------------------------------------ errors
+
+
+def _guarded_room_map():
+    """A page step that raises what a bad value raises in the core (an unknown chart size)."""
+    from palace_lab.charts.rooms import room_map
+    from ui.state import guard
+
+    with guard():
+        room_map([], size="bytes")
+    with guard():
+        int("not a number")  # a library's ValueError: bad input, not a bug of the page
+
+
+def test_an_error_a_person_can_cause_is_a_message_not_a_traceback():
+    from streamlit.testing.v1 import AppTest
+
+    at = AppTest.from_function(_guarded_room_map, default_timeout=60)
+    at.run()
+    assert not at.exception, [e.value for e in at.exception]
+    assert [e.value for e in at.error][0].startswith("unknown size 'bytes'; valid sizes")
+    assert "invalid literal for int()" in at.error[1].value

@@ -172,3 +172,13 @@ def test_a_queries_file_with_a_lone_surrogate_is_searched(tmp_path, db, capsys):
                  "bm25:verbatim,hybrid-rrf", "--embedder", "fake", "--json"]) == 0
     result = json.loads(capsys.readouterr().out)
     assert result["bm25:verbatim"]["q1"][0]["conversation_id"] == "c1"
+
+
+def test_a_bad_concurrency_is_one_line_not_an_unexpected_error(db, capsys):
+    """A value the person typed that the LLM client refuses is the project's InputError: a
+    plain ``error:`` line, exit 1 (it was "unexpected error: ValueError", exit 2)."""
+    capsys.readouterr()
+    err = one_line_error(capsys, ["distill", "--db", str(db), "--distiller",
+                                  "openai-compat", "--base-url", "http://127.0.0.1:9",
+                                  "--model", "m", "--concurrency", "0"])
+    assert "max_concurrency >= 1" in err

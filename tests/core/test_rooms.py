@@ -6,6 +6,7 @@ import numpy as np
 import pytest
 
 from palace_lab.charts.rooms import co_occurrence_heatmap, plain, projection_scatter, room_map
+from palace_lab.errors import InputError
 from palace_lab.model import DistilledCard, Room
 from palace_lab.rooms import (OTHER, co_occurrence, colour_groups, project, projection_rows,
                               room_members, room_stats, sample_rows, top_room)
@@ -83,7 +84,7 @@ def test_projection_is_deterministic_and_two_dimensional():
     t = project(vectors, "tsne", seed=3)
     assert t.shape == (30, 2) and np.allclose(t, project(vectors, "tsne", seed=3))
     assert project(vectors[:2], "tsne").shape == (2, 2)
-    with pytest.raises(ValueError, match="valid projections: pca, tsne"):
+    with pytest.raises(InputError, match="valid projections: pca, tsne"):
         project(vectors, "umap")
 
 
@@ -104,7 +105,7 @@ def test_figures_build_and_never_carry_markup_from_labels():
     assert scatter.data[0].name == "‹b›room‹/b›"
     stats, matrix = co_occurrence(CARDS)
     assert co_occurrence_heatmap(stats, matrix).data[0].z.shape == (4, 4)
-    with pytest.raises(ValueError, match="valid sizes"):
+    with pytest.raises(InputError, match="valid sizes"):
         room_map(room_stats(CARDS), size="bytes")
 
 

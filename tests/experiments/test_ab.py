@@ -68,3 +68,19 @@ def test_a_grade_counts_for_both_sides_and_can_be_cleared(tmp_path):
 def test_an_empty_query_is_refused():
     with pytest.raises(InputError, match="empty"):
         ab.run_ab(lambda *a: [], "   ", "bm25:verbatim", "hnsw:core")
+
+
+def test_a_query_with_a_broken_character_is_searched_and_remembered(tmp_path):
+    """What the lab's search helper (ui.ab.search) does with a lone surrogate: the engine's
+    mending rule, so the query is searched, hashed and stored as ``pool \\ufffd timeout``.
+    (AppTest and a browser cannot carry a lone surrogate; this is the same call path.)"""
+    from palace_lab.search import SearchEngine
+
+    palace = lab_palaces.build(tmp_path / "p.db", judged=False)
+    engine = SearchEngine(palace, embedder="fake")
+    result = ab.run_ab(engine.search, "pool \ud83d timeout", "bm25:verbatim", "hnsw:core")
+    qid = ab.remember_query(palace, result.query)
+    assert result.query == "pool \ufffd timeout" and qid == ab.lab_query_id("pool \ufffd timeout")
+    assert [q["query"] for q in palace.queries(ab.LAB_SET)] == ["pool \ufffd timeout"]
+    assert [h.exchange_id for h in result.hits_a] == [
+        h.exchange_id for h in engine.search("pool \ufffd timeout", "bm25:verbatim")]

@@ -120,6 +120,15 @@ def test_cards_stored_before_a_rule_existed_are_redacted_on_the_way_out(tmp_path
     assert main(["cards", "--db", str(db), "--json"]) == 0
     out = capsys.readouterr().out
     assert secret not in out and "[REDACTED:sendgrid_api_key]" in out
+    # One read path (redact.stored_card) for the CLI, MCP's card_dict and the app's card.
+    from palace_lab.agent.recall import card_dict
+    from palace_lab.redact import stored_card
+
+    with Palace.open(db) as palace:
+        [card] = palace.cards("old:v1")
+    assert card_dict(card)["core"] == json.loads(out)[0]["exchange_core"] == \
+        stored_card(card).exchange_core == "rotated [REDACTED:sendgrid_api_key]"
+    assert card_dict(None) is None and stored_card(None) is None
 
 
 def test_mcp_pages_and_previews_carry_no_planted_secret(tmp_path):

@@ -17,7 +17,7 @@ def test_contents_count_projects_sources_and_span(tmp_path):
         assert [n for n, _ in c.sources] == [palace.conversations()[0]["source_format"]]
         assert c.sources[0][1] == 6
         assert c.first.startswith("2025-01-10") and c.last.startswith("2025-06-15")
-        assert projects(palace) == ["demo", "other"]
+        assert projects(palace) == {"demo": 3, "other": 3} == c.to_dict()["projects"]
         assert c.to_dict()["projects"] == {"demo": 3, "other": 3}
 
 

@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import pytest
 
+from palace_lab.errors import StoreError
 from palace_lab.store import Palace
 from palace_lab.store.memo import FILE, Memo
 
@@ -69,7 +70,7 @@ def test_a_folder_that_cannot_be_written_costs_time_only(palace, monkeypatch):
 
 
 def test_names_are_plain_identifiers(palace):
-    with pytest.raises(ValueError, match="lowercase identifiers"):
+    with pytest.raises(StoreError, match="lowercase identifiers"):
         Memo(palace, "t; DROP TABLE x", "v1", ("n",))
 
 
