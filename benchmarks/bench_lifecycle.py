@@ -48,7 +48,7 @@ def measure(palace, step: str, extend_days: int) -> dict:
     from palace_lab.lifecycle.pack import build_pack
     from palace_lab.lifecycle.report import session_report
     from palace_lab.lifecycle.timeline import replay
-    from palace_lab.lifecycle.toolcalls import toolcall_stats, toolcall_table
+    from palace_lab.ingest.traffic.toolcalls import toolcall_stats, toolcall_table
     from palace_lab.lifecycle.vocabulary import vocabulary_report
 
     rows, t_tools = _timed(toolcall_table, palace)

@@ -24,7 +24,7 @@ from palace_lab.budget import card_text
 from palace_lab.errors import InputError
 from palace_lab.lifecycle.consolidate import Memory, MemoryItem, Schedule, Snapshot, parse_time
 from palace_lab.lifecycle.levels import Note
-from palace_lab.lifecycle.toolcalls import check_lines, summarize
+from palace_lab.ingest.traffic.toolcalls import check_lines, summarize
 from palace_lab.lifecycle.units import session_messages, units_of
 from palace_lab.tokens import DEFAULT_ENCODING, count_tokens
 

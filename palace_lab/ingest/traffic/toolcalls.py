@@ -21,7 +21,7 @@ Invariants:
 - Commands are shown by their first line without output plumbing (``2>&1``, ``| tail -N``,
   ``| head -N``) or a leading ``cd ROOT &&``, cut to ``COMMAND_CHARS`` (90) characters,
   deduplicated after that clean-up, in order.
-- Each check (see :mod:`palace_lab.lifecycle.checks`) reports its *final* run; the error line
+- Each check (see :mod:`palace_lab.ingest.traffic.checks`) reports its *final* run; the error line
   is the decisive one of that run when it failed, or of the last failing run it fixed.
 - ``tokens_before`` counts every tool_call and tool_result text of the exchange (each message
   counted on its own, summed); ``tokens_after`` counts the block; both with the real tokenizer.
@@ -38,9 +38,9 @@ from functools import lru_cache
 from typing import TYPE_CHECKING
 
 from palace_lab.files import normalise_path
-from palace_lab.lifecycle.checks import CheckRun, check_kinds, outcome
-from palace_lab.lifecycle.shell import strip_heredocs
-from palace_lab.lifecycle.traffic import ToolUse, read_traffic, tool_counts
+from palace_lab.ingest.traffic.checks import CheckRun, check_kinds, outcome
+from palace_lab.ingest.traffic.shell import strip_heredocs
+from palace_lab.ingest.traffic.uses import ToolUse, read_traffic, tool_counts
 from palace_lab.model import Exchange, Message, content_hash
 from palace_lab.store.memo import Memo, code_version
 from palace_lab.tokens import DEFAULT_ENCODING, count_tokens
@@ -262,8 +262,8 @@ def toolcall_table(palace: Palace, *, encoding: str = DEFAULT_ENCODING) -> list[
 
 @lru_cache(maxsize=1)
 def _version() -> str:
-    return code_version(__name__, "palace_lab.lifecycle.checks", "palace_lab.lifecycle.shell",
-                        "palace_lab.lifecycle.traffic", "palace_lab.files", "palace_lab.model",
+    return code_version(__name__, "palace_lab.ingest.traffic.checks", "palace_lab.ingest.traffic.shell",
+                        "palace_lab.ingest.traffic.uses", "palace_lab.files", "palace_lab.model",
                         "palace_lab.tokens")
 
 
