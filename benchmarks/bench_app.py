@@ -56,7 +56,7 @@ MODES = ("bm25:verbatim", "hnsw:core")
 
 def build_palace(folder: Path, exchanges: int) -> tuple[Path, Path]:
     from palace_lab.distill import get_distiller
-    from palace_lab.distill.run import distill_palace
+    from palace_lab.distill.pipeline import distill_palace
     from palace_lab.experiments.query_sets import import_query_files
     from palace_lab.ingest import ingest_paths
     from palace_lab.store import Palace

@@ -50,7 +50,7 @@ def _timed(fn) -> float:
 
 def _measure(palace, repeat: int) -> dict:
     from palace_lab.distill.rules import RulesDistiller
-    from palace_lab.distill.run import distill_palace
+    from palace_lab.distill.pipeline import distill_palace
     from palace_lab.distill.terms import corpus_stats
 
     exchanges = palace.exchanges()

@@ -32,7 +32,7 @@ def _timed(fn, *args, **kwargs):
 
 def open_palace(args, tmp: Path):
     from palace_lab.distill import get_distiller
-    from palace_lab.distill.run import distill_palace
+    from palace_lab.distill.pipeline import distill_palace
     from palace_lab.ingest import ingest_paths
     from palace_lab.store import Palace
 

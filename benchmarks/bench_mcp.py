@@ -59,7 +59,7 @@ def percentile_ms(seconds: list[float], q: float) -> float:
 def build_corpus(work: Path, exchanges: int, seed: int) -> tuple[Path, Path, list[str]]:
     """(palace file, session tree, queries): built once, reused when ``work`` holds them."""
     from palace_lab.distill.rules import RulesDistiller
-    from palace_lab.distill.run import distill_palace
+    from palace_lab.distill.pipeline import distill_palace
     from palace_lab.ingest import ingest_paths
     from palace_lab.search import DEFAULT_MODE, SearchEngine
     from palace_lab.store import Palace

@@ -85,7 +85,7 @@ def behaviours(stub, scenario: str) -> list:
 def run(sample_dir: Path, workdir: Path, *, timeout_s: float = 0.5) -> dict:
     """Ingest, distill through the stub, and return the figures (see the module docstring)."""
     from palace_lab.distill import get_distiller
-    from palace_lab.distill.run import distill_palace
+    from palace_lab.distill.pipeline import distill_palace
     from palace_lab.ingest import ingest_paths
     from palace_lab.store import Palace
 

@@ -312,7 +312,7 @@ def _stored_core_vectors(palace):
 
 def add_exchanges(palace, n: int, seed: int) -> dict:
     from palace_lab.distill.rules import RulesDistiller
-    from palace_lab.distill.run import distill_palace
+    from palace_lab.distill.pipeline import distill_palace
     from palace_lab.ingest import ingest_paths
     from palace_lab.synth import generate
 

@@ -65,7 +65,7 @@ def percentile_ms(values: list[float], q: float) -> float:
 def build_palace(db: Path, exchanges: int, seed: int, n_queries: int):
     """A palace with the synthetic corpus, rules cards and the corpus' queries and qrels."""
     from palace_lab.distill.rules import RulesDistiller
-    from palace_lab.distill.run import distill_palace
+    from palace_lab.distill.pipeline import distill_palace
     from palace_lab.ingest import ingest_paths
     from palace_lab.store import Palace
     from palace_lab.synth import generate

@@ -81,7 +81,7 @@ def kept_interval(distilled: list[float], verbatim: list[float], resamples: int 
 
 def main(argv=None) -> int:
     from palace_lab.distill import get_distiller
-    from palace_lab.distill.run import distill_palace
+    from palace_lab.distill.pipeline import distill_palace
     from palace_lab.settings import offline
 
     offline()

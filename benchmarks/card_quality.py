@@ -56,7 +56,7 @@ def build(name: str, folder: Path, distill: bool = True):
     ``distill`` is False: the cards of another version are read); its bench."""
     from palace_lab.bench import build_palace, load_benchmark
     from palace_lab.distill import get_distiller
-    from palace_lab.distill.run import distill_palace
+    from palace_lab.distill.pipeline import distill_palace
     from palace_lab.ingest import ingest_paths
     from palace_lab.store import Palace
 

@@ -43,7 +43,7 @@ KEPT_TARGET = {"sample": 0.96, "devmembench": 0.96, "locomo": 0.90}
 
 def sample_set(folder: Path) -> dict:
     from palace_lab.distill import get_distiller
-    from palace_lab.distill.run import distill_palace
+    from palace_lab.distill.pipeline import distill_palace
     from palace_lab.evaluate import read_qrels, read_queries
     from palace_lab.ingest import ingest_paths
     from palace_lab.store import Palace

@@ -42,7 +42,7 @@ BENCHES = {"devmembench": SHARED / "devmembench", "locomo": SHARED / "locomo" / 
 def sample_palace(work: Path):
     """The bundled sample ingested, distilled by rules, its queries imported (set ``sample``)."""
     from palace_lab.distill import get_distiller
-    from palace_lab.distill.run import distill_palace
+    from palace_lab.distill.pipeline import distill_palace
     from palace_lab.experiments.query_sets import import_query_files
     from palace_lab.ingest import ingest_paths
     from palace_lab.store import Palace
@@ -105,7 +105,7 @@ def measure(palace, graded_set: str, rel_level: int, *, n: int, seeds: int, embe
     from palace_lab.experiments.query_sets import DEFAULT_MODES, judged_set
     from palace_lab.experiments.story import main_version
     from palace_lab.index.embed import get_embedder
-    from palace_lab.index.memo import MemoEmbedder
+    from palace_lab.index.recent import MemoEmbedder
     from palace_lab.search import SearchEngine
 
     engine = SearchEngine(palace, distiller=main_version(palace), embedder=MemoEmbedder(get_embedder(embedder)))

@@ -9,7 +9,7 @@ import streamlit as st
 from palace_lab.experiments import baselines as tuning_baselines
 from palace_lab.experiments import prefs as palace_prefs
 from palace_lab.distill.plan import plan_distill
-from palace_lab.distill.run import distill_palace
+from palace_lab.distill.pipeline import distill_palace
 from palace_lab.evaluate.metrics import evaluate
 from palace_lab.search.modes import DEFAULT_MODE
 from ui.exchange import md_escape

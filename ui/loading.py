@@ -157,7 +157,7 @@ def server_models(url: str, key: str | None) -> tuple[list[str], str | None]:
 
 
 def run_distill(palace: Palace, distiller) -> dict:
-    from palace_lab.distill.run import distill_palace
+    from palace_lab.distill.pipeline import distill_palace
 
     bar = st.progress(0.0, text="distilling…")
     latest = st.empty()

@@ -13,7 +13,7 @@ from palace_lab.charts.evaluation import grid_heatmap, version_bars
 from palace_lab.distill import get_distiller
 from palace_lab.distill.plan import plan_distill
 from palace_lab.distill.prompt import DEFAULT_TEMPLATE, PLACEHOLDERS
-from palace_lab.distill.run import distill_palace
+from palace_lab.distill.pipeline import distill_palace
 from palace_lab.search.modes import list_modes
 from palace_lab.tokens import count_tokens
 from ui.defaults import baselines

@@ -184,7 +184,7 @@ class Watcher:
 
     def _distill(self, report: PassReport) -> None:
         from palace_lab.distill import get_distiller
-        from palace_lab.distill.run import distill_palace
+        from palace_lab.distill.pipeline import distill_palace
 
         summary = distill_palace(self.palace, get_distiller(self.distiller_name),
                                  should_stop=self.stop.is_set)

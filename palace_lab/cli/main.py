@@ -67,7 +67,7 @@ def cmd_cards(args) -> None:
 def cmd_distill(args) -> None:
     from palace_lab.distill import get_distiller
     from palace_lab.distill.plan import plan_distill
-    from palace_lab.distill.run import distill_palace
+    from palace_lab.distill.pipeline import distill_palace
 
     given = {"model": args.model, "max_cost_usd": args.max_cost, "base_url": args.base_url,
              "api_key_env": args.api_key_env, "max_concurrency": args.concurrency,

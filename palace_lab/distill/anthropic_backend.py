@@ -4,7 +4,7 @@ Concept: the shared LLM distiller (:mod:`palace_lab.distill.llm_distiller`: prom
 schema check, one repair turn, fallback card, cost cap) over :class:`palace_lab.llm.LLMClient`,
 whose answer is a forced ``record_card`` tool call and whose system prefix is cached. Small
 runs go live through a thread pool; large ones (or ``use_batches=True``) through the Message
-Batches API at half price (:mod:`palace_lab.distill.batch_run` submits, waits and resumes;
+Batches API at half price (:mod:`palace_lab.distill.message_batches` submits, waits and resumes;
 this module finishes each answer: check, repair, or ask live).
 
 Invariants (beyond the shared ones):
@@ -23,7 +23,7 @@ from functools import partial
 from pathlib import Path
 
 from palace_lab.distill.base import CorpusStats, Distiller, DistillOutcome, register
-from palace_lab.distill.batch_run import BatchRun
+from palace_lab.distill.message_batches import BatchRun
 from palace_lab.distill.llm_distiller import (  # noqa: F401 - re-exported
     CARD_TOOL,
     DEFAULT_MAX_EXCHANGE_CHARS,

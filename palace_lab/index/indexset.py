@@ -261,7 +261,7 @@ class IndexSet:
         """The previous HNSW index of ``layer`` (an older content of the same slot), with the
         rows whose exchange is gone or whose text changed blanked to ``""`` (never returned),
         or None when there is none. What a search uses while the current index would have to
-        embed too many new texts first (:data:`palace_lab.search.plan.BEHIND_EMBED_LIMIT`):
+        embed too many new texts first (:data:`palace_lab.search.readiness.BEHIND_EMBED_LIMIT`):
         the new exchanges are not in it yet."""
         if mechanism != "hnsw" or not self.use_cache:
             return None

@@ -10,8 +10,8 @@ latency; :meth:`SearchEngine.run` embeds a whole query set in one batch.
 A search never blocks for minutes on a vector layer that is not embedded yet: when building a
 run's index would embed more than ``inline_embed`` texts, :meth:`SearchEngine.answer` leaves
 that run out and says so (``inline_embed``: default :data:`INLINE_EMBED_LIMIT`, no limit for
-an embedder marked ``instant``) (:mod:`palace_lab.search.plan`); :meth:`SearchEngine.prepare` builds
-it explicitly, with progress. :meth:`SearchEngine.run` (evaluation) always builds what it needs,
+an embedder marked ``instant``) (:mod:`palace_lab.search.readiness`);
+:meth:`SearchEngine.prepare` builds it explicitly, with progress. :meth:`SearchEngine.run` (evaluation) always builds what it needs,
 so figures are never computed on a substitute mode.
 
 A hit's preview starts with the exchange's opening user message; hits point at the verbatim
@@ -36,7 +36,7 @@ from palace_lab.model import Hit, hits_of
 from palace_lab.search import fusion
 from palace_lab.search.filters import Filters
 from palace_lab.search.modes import DEFAULT_MODE, FusedMode, Mode, PureMode, parse_mode
-from palace_lab.search.plan import BEHIND_EMBED_LIMIT, INLINE_EMBED_LIMIT, Plan, substitute
+from palace_lab.search.readiness import BEHIND_EMBED_LIMIT, INLINE_EMBED_LIMIT, Plan, substitute
 from palace_lab.settings import DEFAULT_EMBEDDER
 
 if TYPE_CHECKING:

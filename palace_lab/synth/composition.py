@@ -7,7 +7,7 @@ import math
 import random
 from dataclasses import dataclass
 
-from palace_lab.synth.vocabulary import (ANSWERS, CONCEPTS, FINALS, FOLLOW_UPS, KINDS, LOG_LINE,
+from palace_lab.synth.lexicon import (ANSWERS, CONCEPTS, FINALS, FOLLOW_UPS, KINDS, LOG_LINE,
                                          NOTES, OPENINGS, REQUESTS, THINKING, Slots, Vocab)
 
 

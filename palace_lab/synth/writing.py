@@ -16,7 +16,7 @@ from pathlib import Path
 
 from palace_lab.model import exchange_id_for
 from palace_lab.synth.composition import Composer, Turn
-from palace_lab.synth.vocabulary import PROJECTS, Vocab
+from palace_lab.synth.lexicon import PROJECTS, Vocab
 
 SESSIONS_DIR = "claude_code"
 START = datetime(2025, 9, 1, 8, 0, tzinfo=timezone.utc)

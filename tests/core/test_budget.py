@@ -7,7 +7,7 @@ import math
 from palace_lab.budget import (ExchangeBudget, budget_rows, fits_in_window, load_cost, palace_budget,
                                summarize)
 from palace_lab.distill.rules import RulesDistiller
-from palace_lab.distill.run import distill_palace
+from palace_lab.distill.pipeline import distill_palace
 from palace_lab.ingest import ingest_paths
 from palace_lab.tokens import count_tokens, get_encoding
 

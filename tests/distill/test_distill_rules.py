@@ -13,7 +13,7 @@ from palace_lab.distill.rules import (
     context_candidates,
     split_messages,
 )
-from palace_lab.distill.run import distill_palace
+from palace_lab.distill.pipeline import distill_palace
 from palace_lab.distill.spans import word_cost
 from palace_lab.distill.terms import corpus_stats
 from palace_lab.ingest import ingest_paths

@@ -8,7 +8,7 @@ import pytest
 import lab_palaces
 from palace_lab.experiments import query_sets as experiments
 from palace_lab.index.embed import FakeEmbedder
-from palace_lab.index.memo import MemoEmbedder
+from palace_lab.index.recent import MemoEmbedder
 from palace_lab.evaluate.io import write_qrels, write_queries
 from palace_lab.search import SearchEngine
 

@@ -11,7 +11,7 @@ from marker_palace import tiny  # noqa: F401  (fixture)
 from palace_lab.cli import main
 from palace_lab.search import DEFAULT_MODE, SearchEngine, parse_mode
 from palace_lab.search.modes import PureMode
-from palace_lab.search.plan import substitute
+from palace_lab.search.readiness import substitute
 
 LIGHTER = "wrrf(bm25:verbatim=0.5,bm25:core+keywords=0.3;k=10)"  # the default without hnsw:verbatim
 

@@ -79,7 +79,7 @@ def build_palace(bench: Benchmark, db: str | Path, *, distiller: str = "rules",
                  progress: Callable[[str], None] | None = None):
     """A palace at ``db`` holding the benchmark's conversations, every exchange distilled."""
     from palace_lab.distill import get_distiller
-    from palace_lab.distill.run import distill_palace
+    from palace_lab.distill.pipeline import distill_palace
     from palace_lab.ingest import ingest_paths
     from palace_lab.store import Palace
 

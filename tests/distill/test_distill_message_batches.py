@@ -1,4 +1,4 @@
-"""palace_lab.distill.batch_run: submit a run's cards once, keep the ids, resume, split under
+"""palace_lab.distill.message_batches: submit a run's cards once, keep the ids, resume, split under
 the API's limits (against :mod:`anthropic_stub` on 127.0.0.1)."""
 
 from __future__ import annotations
@@ -6,8 +6,8 @@ from __future__ import annotations
 import pytest
 from anthropic_stub import AnthropicStub
 
-from palace_lab.distill import batch_run
-from palace_lab.distill.batch_run import BatchRun, batch_groups
+from palace_lab.distill import message_batches
+from palace_lab.distill.message_batches import BatchRun, batch_groups
 from palace_lab.distill.llm_distiller import Job
 from palace_lab.errors import BatchPendingError
 from palace_lab.llm.batches import MessageBatches
@@ -27,10 +27,11 @@ def job(x: Exchange, text: str = "") -> Job:
 
 def test_groups_split_at_the_request_and_byte_limits(monkeypatch):
     jobs = [job(exchange(i), "x" * 10) for i in range(5)]
-    monkeypatch.setattr(batch_run, "BATCH_MAX_REQUESTS", 2)
+    monkeypatch.setattr(message_batches, "BATCH_MAX_REQUESTS", 2)
     assert [len(g) for g in batch_groups(jobs)] == [2, 2, 1]
-    monkeypatch.setattr(batch_run, "BATCH_MAX_REQUESTS", 100)
-    monkeypatch.setattr(batch_run, "BATCH_MAX_BYTES", 3 * (10 + batch_run.PER_REQUEST_OVERHEAD_BYTES))
+    monkeypatch.setattr(message_batches, "BATCH_MAX_REQUESTS", 100)
+    monkeypatch.setattr(message_batches, "BATCH_MAX_BYTES",
+                        3 * (10 + message_batches.PER_REQUEST_OVERHEAD_BYTES))
     assert [len(g) for g in batch_groups(jobs)] == [3, 2]
 
 

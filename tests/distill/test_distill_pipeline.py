@@ -5,7 +5,7 @@ from __future__ import annotations
 from tiny_palace import fill
 
 from palace_lab.distill.base import Distiller, DistillOutcome
-from palace_lab.distill.run import distill_palace
+from palace_lab.distill.pipeline import distill_palace
 from palace_lab.errors import BatchPendingError, BudgetExceededError
 from palace_lab.model import DistilledCard, Room
 
