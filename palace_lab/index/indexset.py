@@ -33,7 +33,7 @@ from palace_lab.index.layer_index import LayerIndex
 from palace_lab.index.previous import (Previous, behind_ids, bm25_with_delta, hnsw_change,
                                        previous_of, read_sources, reusable_rows, row_keys,
                                        rows_note, saver, stable_part, write_rows_note)
-from palace_lab.index.tokenize import Tokenizer, TokenizerSettings
+from palace_lab.text.tokenize import Tokenizer, TokenizerSettings
 from palace_lab.index.layers import get_layer, layer_sources, layer_texts, texts_of
 from palace_lab.model import content_hash
 from palace_lab.settings import DEFAULT_EMBEDDER
