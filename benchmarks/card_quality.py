@@ -89,7 +89,8 @@ def available(name: str) -> str | None:
 
 def final_report(verbatim: str) -> str:
     """The agent's prose after its last tool call (the distiller's own rule)."""
-    from palace_lab.distill.rules import final_report as report_of, split_messages
+    from palace_lab.distill.rules import final_report as report_of
+    from palace_lab.ingest.segment import split_messages
 
     return report_of(split_messages(verbatim))
 

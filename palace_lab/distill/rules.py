@@ -33,7 +33,6 @@ is. Rooms and files are outside the budget: they are labels and facts shown besi
 
 from __future__ import annotations
 
-import re
 from collections.abc import Sequence
 from dataclasses import replace
 
@@ -46,24 +45,12 @@ from palace_lab.distill.core import make_core
 from palace_lab.distill.spans import text_cost
 from palace_lab.distill.terms import idf, salient_terms, terms
 from palace_lab.ingest.claude_code import person_words
+from palace_lab.ingest.segment import split_messages
 from palace_lab.model import DistilledCard, Exchange
 
 VERSION = "rules:v5"  # v5: the core is whole sentences or clauses (distill.core)
 CEILING = 3  # no card's budget over 3x the palace's mean card (mean_tokens)
 REQUEST_CHARS = 2000  # the core keeps the request's opening; a pasted log beyond is not read
-_MESSAGE_SPLIT = re.compile(r"\n\n(?=\[(?:user|assistant|tool call[^\]\n]*|tool result|system)\] )")
-
-
-def split_messages(verbatim: str) -> list[tuple[str, str]]:
-    """(label, text) of each rendered message of an exchange's verbatim text."""
-    out = []
-    for chunk in _MESSAGE_SPLIT.split(verbatim):
-        if chunk.startswith("[") and "] " in chunk:
-            label, text = chunk[1:].split("] ", 1)
-            out.append((label, text))
-        elif chunk.strip():
-            out.append(("", chunk))
-    return out
 
 
 def _word_weight(word: str, weights: dict[str, float]) -> float:
@@ -200,5 +187,4 @@ def final_report(messages: list[tuple[str, str]]) -> str:
 
 register("rules")(RulesDistiller)
 
-__all__ = ["ERROR", "RulesDistiller", "best_window", "context_candidates", "idf",
-           "split_messages"]
+__all__ = ["ERROR", "RulesDistiller", "best_window", "context_candidates", "idf"]

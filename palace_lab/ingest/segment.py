@@ -18,6 +18,8 @@ always keep the whole text: drill-down and re-segmentation lose nothing.
 
 from __future__ import annotations
 
+import re
+
 from palace_lab.files import files_touched
 from palace_lab.model import Conversation, Exchange, Message, exchange_id_for
 
@@ -50,6 +52,22 @@ def render_message(m: Message) -> str:
     if m.tool_name and m.role == "tool_call":
         label = f"{label} {m.tool_name}"
     return f"[{label}] {clip(m.text, MAX_MESSAGE_CHARS)}"
+
+
+# The inverse of render_message: a rendered message starts a line after a blank one with its label.
+_MESSAGE_SPLIT = re.compile(r"\n\n(?=\[(?:user|assistant|tool call[^\]\n]*|tool result|system)\] )")
+
+
+def split_messages(verbatim: str) -> list[tuple[str, str]]:
+    """(label, text) of each rendered message of an exchange's verbatim text."""
+    out = []
+    for chunk in _MESSAGE_SPLIT.split(verbatim):
+        if chunk.startswith("[") and "] " in chunk:
+            label, text = chunk[1:].split("] ", 1)
+            out.append((label, text))
+        elif chunk.strip():
+            out.append(("", chunk))
+    return out
 
 
 def request_text(m: Message) -> str:

@@ -15,8 +15,8 @@ from collections.abc import Sequence
 from dataclasses import dataclass
 from functools import cached_property
 
-from palace_lab.distill.rules import split_messages
 from palace_lab.distill.terms import WORD_TERM
+from palace_lab.ingest.segment import split_messages
 from palace_lab.lifecycle.facts import Fact, find_facts
 from palace_lab.lifecycle.importance import WEIGHTS, Tag, tag
 from palace_lab.lifecycle.sentences import filler_reason, pieces

@@ -38,6 +38,7 @@ from functools import lru_cache
 from typing import TYPE_CHECKING
 
 from palace_lab.files import normalise_path
+from palace_lab.ingest.segment import split_messages
 from palace_lab.ingest.traffic.checks import CheckRun, check_kinds, outcome
 from palace_lab.ingest.traffic.shell import strip_heredocs
 from palace_lab.ingest.traffic.uses import ToolUse, read_traffic, tool_counts
@@ -263,8 +264,8 @@ def toolcall_table(palace: Palace, *, encoding: str = DEFAULT_ENCODING) -> list[
 @lru_cache(maxsize=1)
 def _version() -> str:
     return code_version(__name__, "palace_lab.ingest.traffic.checks", "palace_lab.ingest.traffic.shell",
-                        "palace_lab.ingest.traffic.uses", "palace_lab.files", "palace_lab.model",
-                        "palace_lab.tokens")
+                        "palace_lab.ingest.traffic.uses", "palace_lab.ingest.segment", "palace_lab.files",
+                        "palace_lab.model", "palace_lab.tokens")
 
 
 def toolcall_stats(rows: Sequence[ToolCallRow], *, min_tokens: int = TOOL_HEAVY_TOKENS) -> dict:
@@ -291,8 +292,6 @@ _LABELS = {"tool call": "tool_call", "tool result": "tool_result", "user": "user
 
 def messages_from_verbatim(exchange: Exchange) -> list[Message]:
     """Messages rebuilt from the exchange's rendered text (no ids: results pair in order)."""
-    from palace_lab.distill.rules import split_messages
-
     out = []
     for i, (label, text) in enumerate(split_messages(exchange.verbatim)):
         name = label[len("tool call "):] if label.startswith("tool call ") else None
