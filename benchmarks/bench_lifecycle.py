@@ -33,6 +33,7 @@ def _timed(fn, *args, **kwargs):
 def open_palace(args, tmp: Path):
     from palace_lab.distill import get_distiller
     from palace_lab.distill.pipeline import distill_palace
+    from palace_lab.budget import keep_budget
     from palace_lab.ingest import ingest_paths
     from palace_lab.store import Palace
 
@@ -40,7 +41,7 @@ def open_palace(args, tmp: Path):
     if args.paths:
         ingest_paths(palace, args.paths)
     if not palace.latest_distiller():
-        distill_palace(palace, get_distiller("rules"))
+        distill_palace(palace, get_distiller("rules"), keep=keep_budget)
     return palace
 
 

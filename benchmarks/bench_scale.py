@@ -313,6 +313,7 @@ def _stored_core_vectors(palace):
 def add_exchanges(palace, n: int, seed: int) -> dict:
     from palace_lab.distill.rules import RulesDistiller
     from palace_lab.distill.pipeline import distill_palace
+    from palace_lab.budget import keep_budget
     from palace_lab.ingest import ingest_paths
     from palace_lab.synth import generate
 
@@ -321,7 +322,7 @@ def add_exchanges(palace, n: int, seed: int) -> dict:
         summary = generate(work / "c", exchanges=n, seed=seed, queries=1)
         before = {e for (e,) in palace.conn.execute("SELECT exchange_id FROM exchanges")}
         _, ingest_s = timed(ingest_paths, palace, [summary.sessions_dir])
-        _, distill_s = timed(distill_palace, palace, RulesDistiller())
+        _, distill_s = timed(distill_palace, palace, RulesDistiller(), keep=keep_budget)
     finally:
         shutil.rmtree(work, ignore_errors=True)
     new = [e for (e,) in palace.conn.execute("SELECT exchange_id FROM exchanges")

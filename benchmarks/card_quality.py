@@ -57,6 +57,7 @@ def build(name: str, folder: Path, distill: bool = True):
     from palace_lab.bench import build_palace, load_benchmark
     from palace_lab.distill import get_distiller
     from palace_lab.distill.pipeline import distill_palace
+    from palace_lab.budget import keep_budget
     from palace_lab.ingest import ingest_paths
     from palace_lab.store import Palace
 
@@ -66,7 +67,7 @@ def build(name: str, folder: Path, distill: bool = True):
         if db.exists():
             palace = Palace.open(db)
             if distill:
-                distill_palace(palace, get_distiller("rules"))
+                distill_palace(palace, get_distiller("rules"), keep=keep_budget)
             return palace, bench
         return build_palace(bench, db), bench
     roots = ([ROOT / "sample_data" / p for p in SAMPLE_PARTS] if name == "sample"
@@ -76,7 +77,7 @@ def build(name: str, folder: Path, distill: bool = True):
     if fresh:
         ingest_paths(palace, roots)
     if distill or fresh:
-        distill_palace(palace, get_distiller("rules"))
+        distill_palace(palace, get_distiller("rules"), keep=keep_budget)
     return palace, None
 
 

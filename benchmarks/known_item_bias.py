@@ -43,6 +43,7 @@ def sample_palace(work: Path):
     """The bundled sample ingested, distilled by rules, its queries imported (set ``sample``)."""
     from palace_lab.distill import get_distiller
     from palace_lab.distill.pipeline import distill_palace
+    from palace_lab.budget import keep_budget
     from palace_lab.experiments.query_sets import import_query_files
     from palace_lab.ingest import ingest_paths
     from palace_lab.store import Palace
@@ -53,7 +54,7 @@ def sample_palace(work: Path):
     if fresh:
         src = ROOT / "sample_data"
         ingest_paths(palace, [src / p for p in SAMPLE_PARTS if (src / p).exists()])
-        distill_palace(palace, get_distiller("rules"))
+        distill_palace(palace, get_distiller("rules"), keep=keep_budget)
         import_query_files(palace, src / "queries.jsonl", src / "qrels.txt")
     return palace, "sample", 2
 

@@ -4,8 +4,8 @@ from __future__ import annotations
 
 import math
 
-from palace_lab.budget import (ExchangeBudget, budget_rows, fits_in_window, load_cost, palace_budget,
-                               summarize)
+from palace_lab.budget import (ExchangeBudget, budget_rows, fits_in_window, keep_budget, load_cost,
+                               palace_budget, summarize)
 from palace_lab.distill.rules import RulesDistiller
 from palace_lab.distill.pipeline import distill_palace
 from palace_lab.ingest import ingest_paths
@@ -116,7 +116,7 @@ def test_distill_keeps_the_figures_and_a_budget_counts_only_what_changed(palace,
     from palace_lab.store.memo import FILE
 
     ingest_paths(palace, [real_exports])
-    made = distill_palace(palace, RulesDistiller())
+    made = distill_palace(palace, RulesDistiller(), keep=keep_budget)
     assert made.made == 14 and made.budget_seconds > 0
     sizes = _counting(monkeypatch)
     first, rows = palace_budget(palace)
@@ -125,7 +125,7 @@ def test_distill_keeps_the_figures_and_a_budget_counts_only_what_changed(palace,
     with palace.transaction() as tx:
         tx.execute("UPDATE exchanges SET verbatim=?, hash=? WHERE exchange_id=?",
                    (changed.verbatim, changed.hash, changed.exchange_id))
-    distill_palace(palace, RulesDistiller())
+    distill_palace(palace, RulesDistiller(), keep=keep_budget)
     # that exchange's verbatim and dialogue; its card's three layers only if the card changed
     assert sizes in ([1, 1], [1, 1, 1, 1, 1])
     sizes.clear()
