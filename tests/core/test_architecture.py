@@ -220,3 +220,13 @@ def test_the_step_check_sees_imports_inside_functions():
     found = _own_imports(source, "palace_lab.distill.late")
     assert found == [(2, "palace_lab.budget"), (3, "palace_lab.search"), (4, "palace_lab.paper")]
     assert _step_of("palace_lab.budget") > _step_of("palace_lab.distill.late")
+
+
+MAX_MODULE_LINES = 400
+
+
+def test_no_core_module_is_over_400_lines():
+    """A module past ~300-400 lines holds more than one concept (STYLE.md): split it by concept."""
+    sizes = {str(p.relative_to(ROOT)): len(p.read_text().splitlines())
+             for p in (ROOT / "palace_lab").rglob("*.py")}
+    assert {path: n for path, n in sizes.items() if n > MAX_MODULE_LINES} == {}
