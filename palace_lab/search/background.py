@@ -109,9 +109,9 @@ class BackgroundBuild:
         or search behind right now."""
         runs: dict[PureMode, int] = {}
         for mode in modes:
-            plan = self.engine.plan(mode)
-            runs.update(zip(plan.missing, plan.pending))
-            runs.update(zip(plan.behind, plan.behind_pending))
+            ready = self.engine.readiness(mode)
+            runs.update(zip(ready.missing, ready.pending))
+            runs.update(zip(ready.behind, ready.behind_pending))
         return runs
 
     def start(self, modes: Iterable) -> bool:
