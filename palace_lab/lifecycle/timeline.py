@@ -37,7 +37,7 @@ L0_TEXTS = ("verbatim", "card")
 def exchange_notes(palace: Palace, exchange) -> list[Note]:
     """The tagged sentences of one exchange, then its tool facts (modified files, checks)."""
     units = units_of(session_messages([exchange]), count=False)
-    notes = [Note(u.tag.level, u.tag.kind, u.text) for u in units if not u.code and not u.filler]
+    notes = [Note(u.tag.importance, u.tag.kind, u.text) for u in units if not u.code and not u.filler]
     messages = palace.messages(exchange.conversation_id, exchange.ply_start, exchange.ply_end)
     tools = summarize(messages, files_touched=exchange.files_touched, project=exchange.project,
                       count=False)
