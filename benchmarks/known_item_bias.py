@@ -106,10 +106,10 @@ def measure(palace, graded_set: str, rel_level: int, *, n: int, seeds: int, embe
     from palace_lab.experiments.query_sets import DEFAULT_MODES, judged_set
     from palace_lab.experiments.story import main_version
     from palace_lab.index.embed import get_embedder
-    from palace_lab.index.recent import MemoEmbedder
+    from palace_lab.index.recent import RecentEmbedder
     from palace_lab.search import SearchEngine
 
-    engine = SearchEngine(palace, distiller=main_version(palace), embedder=MemoEmbedder(get_embedder(embedder)))
+    engine = SearchEngine(palace, distiller=main_version(palace), embedder=RecentEmbedder(get_embedder(embedder)))
     modes = list(DEFAULT_MODES)
     engine.prepare(modes)
     queries, qrels = judged_set(palace, graded_set)

@@ -17,7 +17,7 @@ from typing import TYPE_CHECKING
 from palace_lab.distill.base import Distiller, DistillOutcome
 from palace_lab.distill.corpus import palace_stats
 from palace_lab.distill.plan import scope_size
-from palace_lab.errors import BatchPendingError, BudgetExceededError
+from palace_lab.errors import BatchPendingError, CostCapExceededError
 from palace_lab.model import Exchange
 
 if TYPE_CHECKING:
@@ -120,7 +120,7 @@ def distill_palace(
     start = time.perf_counter()
     try:
         _run_batches(palace, distiller, pending, stats, summary, batch_size, progress, should_stop)
-    except BudgetExceededError as exc:
+    except CostCapExceededError as exc:
         summary.stopped = f"budget: {exc}"
     except BatchPendingError as exc:
         summary.stopped = f"pending: {exc} (run again to collect the results)"
@@ -144,7 +144,7 @@ def _run_batches(palace: Palace, distiller, pending: list[Exchange], stats, summ
         chunk = pending[i:i + batch_size]
         try:
             made = distiller.distill_batch(chunk, stats=stats)
-        except BudgetExceededError as exc:
+        except CostCapExceededError as exc:
             # Keep what the interrupted chunk already made, then stop.
             partial = [o for o in getattr(exc, "outcomes", []) if o is not None]
             _store(palace, partial, chunk, summary, progress)

@@ -39,7 +39,7 @@ from typing import TYPE_CHECKING
 
 from palace_lab.files import normalise_path
 from palace_lab.ingest.segment import split_messages
-from palace_lab.ingest.traffic.checks import CheckRun, check_kinds, outcome
+from palace_lab.ingest.traffic.checks import CheckOutcome, check_kinds, outcome
 from palace_lab.ingest.traffic.shell import strip_heredocs
 from palace_lab.ingest.traffic.uses import ToolUse, read_traffic, tool_counts
 from palace_lab.model import Exchange, Message, content_hash
@@ -65,7 +65,7 @@ class ToolCallSummary:
     rejected: tuple[str, ...] = ()
     commands: tuple[str, ...] = ()
     notes: tuple[str, ...] = ()
-    checks: tuple[CheckRun, ...] = ()
+    checks: tuple[CheckOutcome, ...] = ()
     block: str = ""
     tokens_before: int = 0
     tokens_after: int = 0
@@ -75,7 +75,7 @@ class ToolCallSummary:
         """tokens_before / tokens_after (None without tool traffic)."""
         return self.tokens_before / self.tokens_after if self.tokens_after else None
 
-    def final_checks(self) -> dict[str, CheckRun]:
+    def final_checks(self) -> dict[str, CheckOutcome]:
         """The last run of each check kind."""
         return {run.kind: run for run in self.checks}
 
@@ -154,7 +154,7 @@ def _files(uses: Sequence[ToolUse], root: str | None) -> tuple[list[str], list[s
     return modified, read, [p for p in _ordered(refused) if p not in changes]
 
 
-def _check_runs(uses: Sequence[ToolUse], root: str | None) -> list[CheckRun]:
+def _check_runs(uses: Sequence[ToolUse], root: str | None) -> list[CheckOutcome]:
     runs = []
     for u in uses:
         kinds = check_kinds(u.command) if u.kind == "shell" else ()
@@ -165,7 +165,7 @@ def _check_runs(uses: Sequence[ToolUse], root: str | None) -> list[CheckRun]:
     return runs
 
 
-def check_lines(runs: Sequence[CheckRun]) -> list[str]:
+def check_lines(runs: Sequence[CheckOutcome]) -> list[str]:
     """One line per check kind: its final run, failing runs before it, the decisive error."""
     lines = []
     for kind in _ordered(r.kind for r in runs):
