@@ -89,7 +89,7 @@ class CallFailed(Exception):
 
 
 @dataclass(frozen=True)
-class BoundedRun:
+class BoundedResults:
     """Results of :func:`run_bounded` in input order (None where not run) and the stop error."""
 
     results: list
@@ -102,7 +102,7 @@ def run_bounded(
     *,
     max_concurrency: int,
     stop_on: tuple[type[BaseException], ...] = (CostCapExceededError,),
-) -> BoundedRun:
+) -> BoundedResults:
     """Run ``fn`` over ``items`` on at most ``max_concurrency`` threads.
 
     The first ``stop_on`` error stops new items from starting; items already running finish
@@ -127,7 +127,7 @@ def run_bounded(
     fatal = [e for e in errors if not isinstance(e, stop_on)]
     if fatal:
         raise fatal[0]
-    return BoundedRun(results, errors[0] if errors else None)
+    return BoundedResults(results, errors[0] if errors else None)
 
 
 # ---------------------------------------------------------------------------- the client

@@ -154,7 +154,7 @@ def _files(uses: Sequence[ToolUse], root: str | None) -> tuple[list[str], list[s
     return modified, read, [p for p in _ordered(refused) if p not in changes]
 
 
-def _check_runs(uses: Sequence[ToolUse], root: str | None) -> list[CheckOutcome]:
+def _check_outcomes(uses: Sequence[ToolUse], root: str | None) -> list[CheckOutcome]:
     runs = []
     for u in uses:
         kinds = check_kinds(u.command) if u.kind == "shell" else ()
@@ -197,7 +197,7 @@ def summarize(messages: Sequence[Message], *, files_touched: Sequence[str] = (),
     notes = (f"{u.tool}: {u.note}" for u in visible if u.note)
     summary = ToolCallSummary(len(uses), tuple(tool_counts(uses)), tuple(modified), tuple(read),
                               tuple(rejected), tuple(_ordered(c for c in commands if c)),
-                              tuple(_ordered(notes)), tuple(_check_runs(visible, root)))
+                              tuple(_ordered(notes)), tuple(_check_outcomes(visible, root)))
     block = summary.render()
     before = after = 0
     if count:
