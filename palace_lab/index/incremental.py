@@ -131,11 +131,11 @@ class IncrementalBuilds:
         source = get_layer(layer).source
         if source is None:
             return None, None
-        memo = f"{source}:{self._distiller}" if source == "card" else source
+        shared = f"{source}:{self._distiller}" if source == "card" else source
         content = self._content_key(layer)
-        held = self._sources.get(memo)
+        held = self._sources.get(shared)
         if held is None or held[0] != content:
             listed = layer_sources(self.palace, layer, self._distiller)
             held = (content, listed, dict(zip(*listed)))
-            self._sources[memo] = held
+            self._sources[shared] = held
         return held[1], held[2]

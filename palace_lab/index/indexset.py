@@ -112,10 +112,10 @@ class IndexSet(IncrementalBuilds):
         return content_hash(self._content[""], self._content[self._distiller])
 
     def _slot(self, layer: str, mechanism: str) -> str:
-        memo = (layer, mechanism, self._distiller)
-        if memo not in self._slots:
-            self._slots[memo] = self._make_slot(layer, mechanism)
-        return self._slots[memo]
+        which = (layer, mechanism, self._distiller)
+        if which not in self._slots:
+            self._slots[which] = self._make_slot(layer, mechanism)
+        return self._slots[which]
 
     def _make_slot(self, layer: str, mechanism: str) -> str:
         spec, mech = get_layer(layer), get_mechanism(mechanism)
