@@ -56,7 +56,8 @@ MODES = ("bm25:verbatim", "hnsw:core")
 
 def build_palace(folder: Path, exchanges: int) -> tuple[Path, Path]:
     from palace_lab.distill import get_distiller
-    from palace_lab.distill.run import distill_palace
+    from palace_lab.distill.pipeline import distill_palace
+    from palace_lab.budget import keep_budget
     from palace_lab.experiments.query_sets import import_query_files
     from palace_lab.ingest import ingest_paths
     from palace_lab.store import Palace
@@ -71,7 +72,7 @@ def build_palace(folder: Path, exchanges: int) -> tuple[Path, Path]:
     with Palace.open(db) as palace:
         ingest_paths(palace, [d for d in (source / "claude_code", source / "codex",
                                           source / "chatgpt") if d.exists()])
-        distill_palace(palace, get_distiller("rules"))
+        distill_palace(palace, get_distiller("rules"), keep=keep_budget)
         import_query_files(palace, source / "queries.jsonl", source / "qrels.txt")
     return db, source
 

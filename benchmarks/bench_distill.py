@@ -50,7 +50,8 @@ def _timed(fn) -> float:
 
 def _measure(palace, repeat: int) -> dict:
     from palace_lab.distill.rules import RulesDistiller
-    from palace_lab.distill.run import distill_palace
+    from palace_lab.distill.pipeline import distill_palace
+    from palace_lab.budget import keep_budget
     from palace_lab.distill.terms import corpus_stats
 
     exchanges = palace.exchanges()
@@ -60,7 +61,7 @@ def _measure(palace, repeat: int) -> dict:
         out["distiller"].append(_timed(lambda: RulesDistiller().distill_batch(exchanges, stats=stats)))
         # A fresh version each time (core_chars differs by one) so nothing is cached.
         fresh = RulesDistiller(core_chars=130 + i + 1)
-        out["run"].append(_timed(lambda: distill_palace(palace, fresh, batch_size=256)))
+        out["run"].append(_timed(lambda: distill_palace(palace, fresh, batch_size=256, keep=keep_budget)))
         out["baseline"].append(_timed(lambda: [" ".join(e.request.split()[:20]) for e in exchanges]))
     return {"exchanges": len(exchanges), **out}
 

@@ -32,7 +32,8 @@ def _timed(fn, *args, **kwargs):
 
 def open_palace(args, tmp: Path):
     from palace_lab.distill import get_distiller
-    from palace_lab.distill.run import distill_palace
+    from palace_lab.distill.pipeline import distill_palace
+    from palace_lab.budget import keep_budget
     from palace_lab.ingest import ingest_paths
     from palace_lab.store import Palace
 
@@ -40,7 +41,7 @@ def open_palace(args, tmp: Path):
     if args.paths:
         ingest_paths(palace, args.paths)
     if not palace.latest_distiller():
-        distill_palace(palace, get_distiller("rules"))
+        distill_palace(palace, get_distiller("rules"), keep=keep_budget)
     return palace
 
 
@@ -48,7 +49,7 @@ def measure(palace, step: str, extend_days: int) -> dict:
     from palace_lab.lifecycle.pack import build_pack
     from palace_lab.lifecycle.report import session_report
     from palace_lab.lifecycle.timeline import replay
-    from palace_lab.lifecycle.toolcalls import toolcall_stats, toolcall_table
+    from palace_lab.ingest.traffic.toolcalls import toolcall_stats, toolcall_table
     from palace_lab.lifecycle.vocabulary import vocabulary_report
 
     rows, t_tools = _timed(toolcall_table, palace)

@@ -59,7 +59,8 @@ def percentile_ms(seconds: list[float], q: float) -> float:
 def build_corpus(work: Path, exchanges: int, seed: int) -> tuple[Path, Path, list[str]]:
     """(palace file, session tree, queries): built once, reused when ``work`` holds them."""
     from palace_lab.distill.rules import RulesDistiller
-    from palace_lab.distill.run import distill_palace
+    from palace_lab.distill.pipeline import distill_palace
+    from palace_lab.budget import keep_budget
     from palace_lab.ingest import ingest_paths
     from palace_lab.search import DEFAULT_MODE, SearchEngine
     from palace_lab.store import Palace
@@ -79,7 +80,7 @@ def build_corpus(work: Path, exchanges: int, seed: int) -> tuple[Path, Path, lis
         ingest_paths(palace, [tree])
         log(f"ingest: {palace.count('exchanges')} exchanges in {time.perf_counter() - start:.1f} s")
         start = time.perf_counter()
-        distill_palace(palace, RulesDistiller())
+        distill_palace(palace, RulesDistiller(), keep=keep_budget)
         log(f"distill (rules): {time.perf_counter() - start:.1f} s")
         start = time.perf_counter()
         SearchEngine(palace).prepare([DEFAULT_MODE], progress=_progress())

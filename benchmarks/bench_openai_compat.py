@@ -85,7 +85,8 @@ def behaviours(stub, scenario: str) -> list:
 def run(sample_dir: Path, workdir: Path, *, timeout_s: float = 0.5) -> dict:
     """Ingest, distill through the stub, and return the figures (see the module docstring)."""
     from palace_lab.distill import get_distiller
-    from palace_lab.distill.run import distill_palace
+    from palace_lab.distill.pipeline import distill_palace
+    from palace_lab.budget import keep_budget
     from palace_lab.ingest import ingest_paths
     from palace_lab.store import Palace
 
@@ -101,7 +102,7 @@ def run(sample_dir: Path, workdir: Path, *, timeout_s: float = 0.5) -> dict:
         distiller = get_distiller("openai-compat", model=MODEL, base_url=server.base_url,
                                   timeout=timeout_s, backoff_base_s=0.01)
         start = time.perf_counter()
-        summary = distill_palace(palace, distiller, batch_size=8)
+        summary = distill_palace(palace, distiller, batch_size=8, keep=keep_budget)
         seconds = time.perf_counter() - start
         cards = palace.cards(distiller.version)
         sent = [r.raw for r in server.calls()]

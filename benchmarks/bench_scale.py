@@ -243,7 +243,7 @@ def query_latency(palace, queries: list[str]) -> dict:
     engine = SearchEngine(palace)
     out = {}
     for family, mode in FAMILIES.items():
-        plan = engine.plan(mode)
+        plan = engine.readiness(mode)
         for q in queries[:5]:
             engine.search(q, mode)
         seconds = [timed(engine.search, q, mode)[1] for q in queries]
@@ -293,7 +293,7 @@ def seed_vs_ours(palace, queries: list[str]) -> dict:
     engine.search(queries[0], DEFAULT_MODE)
     ours = [timed(engine.search, q, DEFAULT_MODE)[1] for q in queries]
     seed["ours_p50_ms"] = percentile_ms(ours, 50)
-    seed["ours_mode"] = str(engine.plan(DEFAULT_MODE).used)
+    seed["ours_mode"] = str(engine.readiness(DEFAULT_MODE).used)
     seed["ratio"] = seed["p50_ms"] / seed["ours_p50_ms"]
     return seed
 
@@ -312,7 +312,8 @@ def _stored_core_vectors(palace):
 
 def add_exchanges(palace, n: int, seed: int) -> dict:
     from palace_lab.distill.rules import RulesDistiller
-    from palace_lab.distill.run import distill_palace
+    from palace_lab.distill.pipeline import distill_palace
+    from palace_lab.budget import keep_budget
     from palace_lab.ingest import ingest_paths
     from palace_lab.synth import generate
 
@@ -321,7 +322,7 @@ def add_exchanges(palace, n: int, seed: int) -> dict:
         summary = generate(work / "c", exchanges=n, seed=seed, queries=1)
         before = {e for (e,) in palace.conn.execute("SELECT exchange_id FROM exchanges")}
         _, ingest_s = timed(ingest_paths, palace, [summary.sessions_dir])
-        _, distill_s = timed(distill_palace, palace, RulesDistiller())
+        _, distill_s = timed(distill_palace, palace, RulesDistiller(), keep=keep_budget)
     finally:
         shutil.rmtree(work, ignore_errors=True)
     new = [e for (e,) in palace.conn.execute("SELECT exchange_id FROM exchanges")
@@ -345,13 +346,13 @@ def incremental(palace, n: int, seed: int) -> dict:
     from palace_lab.search import DEFAULT_MODE, SearchEngine
 
     engine = SearchEngine(palace)
-    mode = str(engine.plan(DEFAULT_MODE).used)  # without vectors not embedded (--no-embed)
+    mode = str(engine.readiness(DEFAULT_MODE).used)  # without vectors not embedded (--no-embed)
     engine.prepare([mode])
     seen = len(engine.indexes.build_log)
     row = add_exchanges(palace, n, seed)
     answer, row["search_s"] = timed(engine.answer, QUERY, DEFAULT_MODE, 10)
     row["steps"] = [e for e in engine.indexes.build_log[seen:] if e["step"] != "load"]
-    row["mode"], row["degraded"] = str(answer.plan.used), answer.plan.degraded
+    row["mode"], row["degraded"] = str(answer.readiness.used), answer.readiness.degraded
     row["findable"] = findable(palace, engine, row.pop("new"))
     rebuild = SearchEngine(palace, cache=False)
     _, row["today_rebuild_s"] = timed(rebuild.prepare, [mode])

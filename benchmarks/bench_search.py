@@ -65,7 +65,8 @@ def percentile_ms(values: list[float], q: float) -> float:
 def build_palace(db: Path, exchanges: int, seed: int, n_queries: int):
     """A palace with the synthetic corpus, rules cards and the corpus' queries and qrels."""
     from palace_lab.distill.rules import RulesDistiller
-    from palace_lab.distill.run import distill_palace
+    from palace_lab.distill.pipeline import distill_palace
+    from palace_lab.budget import keep_budget
     from palace_lab.ingest import ingest_paths
     from palace_lab.store import Palace
     from palace_lab.synth import generate
@@ -80,7 +81,7 @@ def build_palace(db: Path, exchanges: int, seed: int, n_queries: int):
         ingest_paths(palace, [summary.sessions_dir])
         log(f"ingest: {palace.count('exchanges')} exchanges in {time.perf_counter() - start:.1f} s")
         start = time.perf_counter()
-        distill_palace(palace, RulesDistiller())
+        distill_palace(palace, RulesDistiller(), keep=keep_budget)
         log(f"distill (rules): {time.perf_counter() - start:.1f} s")
         queries = [json.loads(line) for line in open(summary.queries_path, encoding="utf-8")]
         palace.put_queries(QUERY_SET, queries)

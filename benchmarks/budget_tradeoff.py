@@ -81,7 +81,8 @@ def kept_interval(distilled: list[float], verbatim: list[float], resamples: int 
 
 def main(argv=None) -> int:
     from palace_lab.distill import get_distiller
-    from palace_lab.distill.run import distill_palace
+    from palace_lab.distill.pipeline import distill_palace
+    from palace_lab.budget import keep_budget
     from palace_lab.settings import offline
 
     offline()
@@ -106,7 +107,7 @@ def main(argv=None) -> int:
             for options in grid:
                 distiller = get_distiller("rules", **options)
                 print(f"{name}: {distiller.version}", file=sys.stderr)
-                distill_palace(dev["palace"], distiller)
+                distill_palace(dev["palace"], distiller, keep=keep_budget)
                 rows.append({"set": name, "share": options.get("min_share"),
                              "request": distiller.request_share, "min_core": distiller.min_core,
                              "version": distiller.version, **measure(dev, distiller.version)})

@@ -16,7 +16,7 @@ Definitions (one card per exchange; "core" is ``exchange_core``):
   or clause boundary of the source and nothing is dropped inside
   (:func:`palace_lab.distill.clauses.is_whole`, case and spacing aside).
 - **empty opening**: the core's first part has fewer than two content words ("hi", "continue",
-  "implement", "what else?"; :func:`palace_lab.distill.clauses.is_content_free`); *avoidable*:
+  "implement", "what else?"; :func:`palace_lab.text.content.is_content_free`); *avoidable*:
   of those, the ones whose dialogue has a sentence with content the core could have opened
   with (the rest are exchanges in which nobody wrote anything with content: "OK, continue",
   then tool calls only).
@@ -56,7 +56,8 @@ def build(name: str, folder: Path, distill: bool = True):
     ``distill`` is False: the cards of another version are read); its bench."""
     from palace_lab.bench import build_palace, load_benchmark
     from palace_lab.distill import get_distiller
-    from palace_lab.distill.run import distill_palace
+    from palace_lab.distill.pipeline import distill_palace
+    from palace_lab.budget import keep_budget
     from palace_lab.ingest import ingest_paths
     from palace_lab.store import Palace
 
@@ -66,7 +67,7 @@ def build(name: str, folder: Path, distill: bool = True):
         if db.exists():
             palace = Palace.open(db)
             if distill:
-                distill_palace(palace, get_distiller("rules"))
+                distill_palace(palace, get_distiller("rules"), keep=keep_budget)
             return palace, bench
         return build_palace(bench, db), bench
     roots = ([ROOT / "sample_data" / p for p in SAMPLE_PARTS] if name == "sample"
@@ -76,7 +77,7 @@ def build(name: str, folder: Path, distill: bool = True):
     if fresh:
         ingest_paths(palace, roots)
     if distill or fresh:
-        distill_palace(palace, get_distiller("rules"))
+        distill_palace(palace, get_distiller("rules"), keep=keep_budget)
     return palace, None
 
 
@@ -89,7 +90,8 @@ def available(name: str) -> str | None:
 
 def final_report(verbatim: str) -> str:
     """The agent's prose after its last tool call (the distiller's own rule)."""
-    from palace_lab.distill.rules import final_report as report_of, split_messages
+    from palace_lab.distill.rules import final_report as report_of
+    from palace_lab.ingest.segment import split_messages
 
     return report_of(split_messages(verbatim))
 
@@ -104,7 +106,8 @@ def card_rows(palace, version: str) -> list[tuple]:
 
 
 def readability(rows: list[tuple]) -> dict:
-    from palace_lab.distill.clauses import core_parts, is_content_free, is_whole, sentences
+    from palace_lab.distill.clauses import core_parts, is_whole, sentences
+    from palace_lab.text.content import is_content_free
     from palace_lab.distill.noise import is_noise
 
     whole = opening = avoidable = with_final = with_outcome = empty = 0

@@ -43,14 +43,15 @@ KEPT_TARGET = {"sample": 0.96, "devmembench": 0.96, "locomo": 0.90}
 
 def sample_set(folder: Path) -> dict:
     from palace_lab.distill import get_distiller
-    from palace_lab.distill.run import distill_palace
+    from palace_lab.distill.pipeline import distill_palace
+    from palace_lab.budget import keep_budget
     from palace_lab.evaluate import read_qrels, read_queries
     from palace_lab.ingest import ingest_paths
     from palace_lab.store import Palace
 
     palace = Palace.open(folder / "sample.db")
     ingest_paths(palace, [ROOT / "sample_data" / p for p in SAMPLE_PARTS])
-    distill_palace(palace, get_distiller("rules"))
+    distill_palace(palace, get_distiller("rules"), keep=keep_budget)
     qrels = read_qrels(ROOT / "sample_data" / "qrels.txt")
     queries = {q["query_id"]: q["query"] for q in read_queries(ROOT / "sample_data" / "queries.jsonl")
                if q["query_id"] in qrels}

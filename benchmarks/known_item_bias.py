@@ -42,7 +42,8 @@ BENCHES = {"devmembench": SHARED / "devmembench", "locomo": SHARED / "locomo" / 
 def sample_palace(work: Path):
     """The bundled sample ingested, distilled by rules, its queries imported (set ``sample``)."""
     from palace_lab.distill import get_distiller
-    from palace_lab.distill.run import distill_palace
+    from palace_lab.distill.pipeline import distill_palace
+    from palace_lab.budget import keep_budget
     from palace_lab.experiments.query_sets import import_query_files
     from palace_lab.ingest import ingest_paths
     from palace_lab.store import Palace
@@ -53,7 +54,7 @@ def sample_palace(work: Path):
     if fresh:
         src = ROOT / "sample_data"
         ingest_paths(palace, [src / p for p in SAMPLE_PARTS if (src / p).exists()])
-        distill_palace(palace, get_distiller("rules"))
+        distill_palace(palace, get_distiller("rules"), keep=keep_budget)
         import_query_files(palace, src / "queries.jsonl", src / "qrels.txt")
     return palace, "sample", 2
 
@@ -105,10 +106,10 @@ def measure(palace, graded_set: str, rel_level: int, *, n: int, seeds: int, embe
     from palace_lab.experiments.query_sets import DEFAULT_MODES, judged_set
     from palace_lab.experiments.story import main_version
     from palace_lab.index.embed import get_embedder
-    from palace_lab.index.memo import MemoEmbedder
+    from palace_lab.index.recent import RecentEmbedder
     from palace_lab.search import SearchEngine
 
-    engine = SearchEngine(palace, distiller=main_version(palace), embedder=MemoEmbedder(get_embedder(embedder)))
+    engine = SearchEngine(palace, distiller=main_version(palace), embedder=RecentEmbedder(get_embedder(embedder)))
     modes = list(DEFAULT_MODES)
     engine.prepare(modes)
     queries, qrels = judged_set(palace, graded_set)

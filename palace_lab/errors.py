@@ -18,10 +18,10 @@ class StoreError(PalaceError):
 
 
 class DistillError(PalaceError):
-    """A distiller could not run (bad configuration, budget exceeded, no key)."""
+    """A distiller could not run (bad configuration, cost cap reached, no key)."""
 
 
-class BudgetExceededError(DistillError):
+class CostCapExceededError(DistillError):
     """A paid run would go (or went) over its hard cost cap."""
 
 

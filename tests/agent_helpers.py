@@ -15,7 +15,7 @@ def sample_palace(tmp_path_factory) -> Path:
     exchanges in three projects). Built once per test session; tests only read it."""
     if "db" not in _BUILT:
         from palace_lab.distill import get_distiller
-        from palace_lab.distill.run import distill_palace
+        from palace_lab.distill.pipeline import distill_palace
         from palace_lab.ingest import ingest_paths
         from palace_lab.store import Palace
 

@@ -47,7 +47,7 @@ def write_history(folder: Path, extra: list[dict] | None = None) -> Path:
 def build(db: Path, *, distill: bool = True, judged: bool = True, extra: list[dict] | None = None):
     """An open palace at ``db``: ingested, distilled by rules, queries and qrels stored."""
     from palace_lab.distill import get_distiller
-    from palace_lab.distill.run import distill_palace
+    from palace_lab.distill.pipeline import distill_palace
     from palace_lab.ingest import ingest_paths
     from palace_lab.store import Palace
 

@@ -128,7 +128,7 @@ def session_jsonl(folder: Path, *, days: int, per_day: int, start: str = "2025-0
 
 def build_palace(db: Path, *, days: int = 21, per_day: int = 3, distill: bool = True, **kw):
     from palace_lab.distill import get_distiller
-    from palace_lab.distill.run import distill_palace
+    from palace_lab.distill.pipeline import distill_palace
     from palace_lab.ingest import ingest_paths
     from palace_lab.store import Palace
 

@@ -56,7 +56,7 @@ def person_palace(folder: Path) -> Path:
     """The session ingested and distilled by rules into ``folder/palace.db``; the first card's
     detail then made stale with :data:`STALE_SECRET`, as a card from before a rule would be."""
     from palace_lab.distill import get_distiller
-    from palace_lab.distill.run import distill_palace
+    from palace_lab.distill.pipeline import distill_palace
     from palace_lab.ingest import ingest_paths
     from palace_lab.store import Palace
 

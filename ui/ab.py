@@ -185,7 +185,7 @@ def column_heads(result: ab.ABResult) -> None:
     for col, side, mode in zip(st.columns(2), "ab", (result.mode_a, result.mode_b)):
         with col:
             st.markdown(f"**{side.upper()}** · `{mode}`")  # code span: nothing in it is markup
-            note = engine().plan(mode).note()  # which layer is missing, what was searched instead
+            note = engine().readiness(mode).note()  # which layer is missing, what was searched instead
             if note:
                 st.caption(f":material/construction: {md_escape(note)}")
 

@@ -9,7 +9,8 @@ import streamlit as st
 from palace_lab.experiments import baselines as tuning_baselines
 from palace_lab.experiments import prefs as palace_prefs
 from palace_lab.distill.plan import plan_distill
-from palace_lab.distill.run import distill_palace
+from palace_lab.distill.pipeline import distill_palace
+from palace_lab.budget import keep_budget
 from palace_lab.evaluate.metrics import evaluate
 from palace_lab.search.modes import DEFAULT_MODE
 from ui.exchange import md_escape
@@ -106,7 +107,7 @@ def make_default_version(distiller) -> None:
     if st.button(f"Make this version the palace's default (distils the other {len(plan.pending):,} "
                  "exchanges first)", key="tune_make_default"):
         with st.spinner("distilling the rest of the palace…"):
-            distill_palace(p, distiller)
+            distill_palace(p, distiller, keep=keep_budget)
         palace_prefs.set_pref(db, "distiller_version", distiller.version)
         st.session_state.pop("distiller", None)
         st.rerun()

@@ -14,7 +14,7 @@ from typing import TYPE_CHECKING
 
 import streamlit as st
 
-from palace_lab.lifecycle.subject import tool_subjects
+from palace_lab.ingest.traffic.subject import tool_subjects
 from palace_lab.redact import stored_card
 from palace_lab.request import request_opening
 

@@ -17,7 +17,8 @@ import pandas as pd
 import streamlit as st
 
 from palace_lab.charts import lifecycle as charts
-from palace_lab.lifecycle import compress, consolidate, pack, report, toolcalls, validate, vocabulary
+from palace_lab.ingest.traffic import toolcalls
+from palace_lab.lifecycle import compress, consolidate, pack, report, validate, vocabulary
 from palace_lab.lifecycle.timeline import replay
 from palace_lab.store.contents import projects
 from palace_lab.store.memo import code_version
@@ -40,7 +41,7 @@ def _toolcall_rows(path: str, fingerprint: str) -> list:
     def rows() -> list[list]:
         return [list(astuple(r)) for r in toolcalls.toolcall_table(palace_at(path))]
 
-    name = f"toolcalls-{fingerprint[:16]}-{code_version('palace_lab.lifecycle.toolcalls')}"
+    name = f"toolcalls-{fingerprint[:16]}-{code_version('palace_lab.ingest.traffic.toolcalls')}"
     return [toolcalls.ToolCallRow(*r) for r in disk_cached(path, name, rows)]
 
 

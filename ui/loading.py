@@ -157,7 +157,8 @@ def server_models(url: str, key: str | None) -> tuple[list[str], str | None]:
 
 
 def run_distill(palace: Palace, distiller) -> dict:
-    from palace_lab.distill.run import distill_palace
+    from palace_lab.distill.pipeline import distill_palace
+    from palace_lab.budget import keep_budget
 
     bar = st.progress(0.0, text="distilling…")
     latest = st.empty()
@@ -171,6 +172,6 @@ def run_distill(palace: Palace, distiller) -> dict:
                              "keywords": " ".join(o.card.keywords), "fallback": o.card.fallback})
         latest.dataframe(pd.DataFrame(shown[:12]), width="stretch", hide_index=True)
 
-    summary = distill_palace(palace, distiller, batch_size=8, progress=tick)
+    summary = distill_palace(palace, distiller, batch_size=8, progress=tick, keep=keep_budget)
     bar.empty()
     return summary.to_dict()

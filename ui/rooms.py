@@ -48,7 +48,7 @@ def projection(method: str, colour_by: str | None, seed: int = 0) -> tuple[list[
     """Rows ``{exchange_id, x, y, room, core}`` and how many exchanges the layer holds; None
     while the core layer is embedded in the background (a large history: the page never
     waits minutes for it, as a search does not)."""
-    if not ready(["exact:core"]) and engine().plan("exact:core").missing:
+    if not ready(["exact:core"]) and engine().readiness("exact:core").missing:
         background().start(["exact:core"])
         return None
     prepare(["exact:core"])  # embeds a small core layer with progress, once

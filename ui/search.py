@@ -78,8 +78,8 @@ def prepare_search(modes: Sequence[str]) -> None:
     background().start(modes)
     now = []
     for mode in modes:
-        plan = eng.plan(mode)
-        now += [str(r) for r in plan.used.runs if r not in plan.behind]
+        readiness = eng.readiness(mode)
+        now += [str(r) for r in readiness.used.runs if r not in readiness.behind]
     prepare(list(dict.fromkeys(now)))
 
 
@@ -91,7 +91,7 @@ def ready_modes(modes: Sequence[str]) -> tuple[list[str], list[str]]:
     eng = engine()
     ready_now, waiting = [], []
     for mode in modes:
-        (waiting if eng.plan(mode).degraded else ready_now).append(mode)
+        (waiting if eng.readiness(mode).degraded else ready_now).append(mode)
     return ready_now, waiting
 
 

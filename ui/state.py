@@ -121,11 +121,11 @@ def embedder_name() -> str:
 @st.cache_resource(max_entries=8, show_spinner=False)
 def engine_for(path: str, distiller: str | None, embedder: str):
     from palace_lab.index.embed import get_embedder
-    from palace_lab.index.memo import MemoEmbedder
+    from palace_lab.index.recent import RecentEmbedder
     from palace_lab.search import SearchEngine
 
     return SearchEngine(_open_palace(path), distiller=distiller,
-                        embedder=MemoEmbedder(get_embedder(embedder)),
+                        embedder=RecentEmbedder(get_embedder(embedder)),
                         inline_embed=inline_embed())
 
 

@@ -13,7 +13,8 @@ from palace_lab.charts.evaluation import grid_heatmap, version_bars
 from palace_lab.distill import get_distiller
 from palace_lab.distill.plan import plan_distill
 from palace_lab.distill.prompt import DEFAULT_TEMPLATE, PLACEHOLDERS
-from palace_lab.distill.run import distill_palace
+from palace_lab.distill.pipeline import distill_palace
+from palace_lab.budget import keep_budget
 from palace_lab.search.modes import list_modes
 from palace_lab.tokens import count_tokens
 from ui.defaults import baselines
@@ -77,7 +78,7 @@ def prompt_preview(distiller, ids: list[str]) -> None:
         if st.button("Distil this one exchange now", key="tune_preview_go", disabled=not can,
                      help=None if can else "needs an Anthropic API key"):
             with st.spinner(f"asking {distiller.version.split(':')[1]}…"):
-                distill_palace(p, distiller, exchange_ids=[pick], batch_size=1)
+                distill_palace(p, distiller, exchange_ids=[pick], batch_size=1, keep=keep_budget)
         card = next((c for c in p.cards(distiller.version) if c.exchange_id == pick), None)
         if card is not None:
             show_card(card)
@@ -172,7 +173,8 @@ def redistill(distiller, ids: list[str]) -> None:
     if st.button("Re-distill the sample", type="primary", disabled=not plan.pending or not ok, key="tune_go"):
         bar = st.progress(0.0, text="distilling the sample…")
         summary = distill_palace(p, distiller, exchange_ids=ids, batch_size=4,
-                                 progress=lambda d, t, _: bar.progress(d / max(t, 1), text=f"{d}/{t}"))
+                                 progress=lambda d, t, _: bar.progress(d / max(t, 1), text=f"{d}/{t}"),
+                                 keep=keep_budget)
         bar.empty()
         st.success(f"{summary.made} cards made ({summary.failed} fallbacks), ${summary.cost_usd:.4f}"
                    + (f"; stopped: {summary.stopped}" if summary.stopped else ""))

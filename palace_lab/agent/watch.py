@@ -184,10 +184,11 @@ class Watcher:
 
     def _distill(self, report: PassReport) -> None:
         from palace_lab.distill import get_distiller
-        from palace_lab.distill.run import distill_palace
+        from palace_lab.distill.pipeline import distill_palace
+        from palace_lab.budget import keep_budget
 
         summary = distill_palace(self.palace, get_distiller(self.distiller_name),
-                                 should_stop=self.stop.is_set)
+                                 should_stop=self.stop.is_set, keep=keep_budget)
         report.distilled = summary.made
         report.pending = summary.total - summary.made
 

@@ -2,7 +2,7 @@
 run through a palace of their own, and reported as the paper's table plus session recall."""
 
 from palace_lab.bench.base import Benchmark, Question, gold_sessions, qrels_for
-from palace_lab.bench.run import (
+from palace_lab.bench.pipeline import (
     FORMATS, BenchReport, build_palace, detect, load_benchmark, run_benchmark, session_recall,
 )
 

@@ -66,7 +66,8 @@ def cmd_cards(args) -> None:
 def cmd_distill(args) -> None:
     from palace_lab.distill import get_distiller
     from palace_lab.distill.plan import plan_distill
-    from palace_lab.distill.run import distill_palace
+    from palace_lab.distill.pipeline import distill_palace
+    from palace_lab.budget import keep_budget
 
     given = {"model": args.model, "max_cost_usd": args.max_cost, "base_url": args.base_url,
              "api_key_env": args.api_key_env, "max_concurrency": args.concurrency,
@@ -80,7 +81,7 @@ def cmd_distill(args) -> None:
         def tick(done, total, outcomes):
             bar.total = total
             bar.update(len(outcomes))
-        summary = distill_palace(palace, distiller, limit=args.limit, progress=tick)
+        summary = distill_palace(palace, distiller, limit=args.limit, progress=tick, keep=keep_budget)
     d = summary.to_dict()
     _emit(args, d, f"{d['distiller']}: {d['made']} made, {d['cached']} cached, {d['failed']} "
           f"failed, ${d['cost_usd']:.4f}, {d['exchanges_per_second']} exchanges/s"

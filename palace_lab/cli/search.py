@@ -60,7 +60,7 @@ def cmd_search(args) -> None:
             if args.build:
                 engine.prepare([args.mode], progress=_build_progress())
             answer = engine.answer(args.query, args.mode, args.k, _filters(args))
-            _tell_plan(answer.plan, args)
+            _tell_readiness(answer.readiness, args)
             hits = [h.to_dict() for h in answer.hits]
             _emit(args, hits, "\n".join(f"{h['rank']:>3}. {h['score']:.4f}  {h['exchange_id']}  "
                                         f"{h['preview'][:100]}" for h in hits) or "no hits")
@@ -82,11 +82,11 @@ def _palace_mode(palace: Palace) -> str:
     return search_mode(palace.path)
 
 
-def _tell_plan(plan, args) -> None:
+def _tell_readiness(ready, args) -> None:
     """A substitute mode is said on stderr (``--json`` keeps stdout a list of hits)."""
-    if plan.degraded:
+    if ready.degraded:
         db = f" --db {args.db}" if args.db else ""
-        print(f"palace-lab: note: {plan.note()}; build it with `palace-lab index{db}` "
+        print(f"palace-lab: note: {ready.note()}; build it with `palace-lab index{db}` "
               "or search with --build", file=sys.stderr)
 
 

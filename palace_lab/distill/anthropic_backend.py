@@ -4,7 +4,7 @@ Concept: the shared LLM distiller (:mod:`palace_lab.distill.llm_distiller`: prom
 schema check, one repair turn, fallback card, cost cap) over :class:`palace_lab.llm.LLMClient`,
 whose answer is a forced ``record_card`` tool call and whose system prefix is cached. Small
 runs go live through a thread pool; large ones (or ``use_batches=True``) through the Message
-Batches API at half price (:mod:`palace_lab.distill.batch_run` submits, waits and resumes;
+Batches API at half price (:mod:`palace_lab.distill.message_batches` submits, waits and resumes;
 this module finishes each answer: check, repair, or ask live).
 
 Invariants (beyond the shared ones):
@@ -23,7 +23,7 @@ from functools import partial
 from pathlib import Path
 
 from palace_lab.distill.base import CorpusStats, Distiller, DistillOutcome, register
-from palace_lab.distill.batch_run import BatchRun
+from palace_lab.distill.message_batches import BatchSubmission
 from palace_lab.distill.llm_distiller import (  # noqa: F401 - re-exported
     CARD_TOOL,
     DEFAULT_MAX_EXCHANGE_CHARS,
@@ -75,7 +75,7 @@ class AnthropicDistiller(LLMDistiller):
             max_exchange_chars=max_exchange_chars, fallback=fallback,
         )
         self.use_batches, self.batch_threshold = use_batches, batch_threshold
-        self.batch_run = BatchRun(version=self.version, state=state if state is not None else {},
+        self.submission = BatchSubmission(version=self.version, state=state if state is not None else {},
                                   poll_interval_s=poll_interval_s, batch_wait_s=batch_wait_s)
         self._api_key = api_key if api_key is not None else Settings.from_env().anthropic_api_key
         self._base_url = base_url
@@ -85,11 +85,11 @@ class AnthropicDistiller(LLMDistiller):
     @property
     def state(self) -> MutableMapping[str, str]:
         """The run state the batch ids are kept in (the runner sets the palace's own)."""
-        return self.batch_run.state
+        return self.submission.state
 
     @state.setter
     def state(self, state: MutableMapping[str, str]) -> None:
-        self.batch_run.state = state
+        self.submission.state = state
 
     def make_client(self) -> LLMClient:
         """Raises :class:`DistillError` when there is no API key."""
@@ -102,7 +102,7 @@ class AnthropicDistiller(LLMDistiller):
         """Remember the run (its size decides ``use_batches=None``; in batch mode the first
         chunk submits all of it) and prepare the fallback."""
         self._run_size = len(exchanges)
-        self.batch_run.expect(exchanges)
+        self.submission.expect(exchanges)
         super().prepare(exchanges)
 
     def _run(self, llm: LLMClient, jobs: list[Job], stats: CorpusStats) -> list:
@@ -111,7 +111,7 @@ class AnthropicDistiller(LLMDistiller):
         return super()._run(llm, jobs, stats)
 
     def _batch_mode(self, exchanges: Sequence[Exchange]) -> bool:
-        if any(self.batch_run.submitted(x) for x in exchanges):
+        if any(self.submission.submitted(x) for x in exchanges):
             return True  # resume a submitted batch whatever the size
         if self.use_batches is not None:
             return self.use_batches
@@ -122,12 +122,12 @@ class AnthropicDistiller(LLMDistiller):
     def _via_batches(self, llm: LLMClient, jobs: list[Job], stats: CorpusStats) -> list:
         if self._batches is None or self._batches.client is not llm:
             self._batches = MessageBatches(llm)
-        answers = self.batch_run.answers(self._batches, jobs, self._job)
+        answers = self.submission.answers(self._batches, jobs, self._job)
         finish = partial(self._finish_batch_item, llm, answers=answers, stats=stats)
         run = run_bounded(finish, jobs, max_concurrency=self.max_concurrency)
         for job, outcome in zip(jobs, run.results):
             if outcome is not None:
-                self.batch_run.collected(job)
+                self.submission.collected(job)
         if run.error is not None:
             raise BudgetStoppedError(str(run.error), run.results) from run.error
         return run.results

@@ -23,7 +23,6 @@ from __future__ import annotations
 import re
 from dataclasses import dataclass
 
-from palace_lab.text.words import PROSE_WORD, STOPWORDS
 
 _CODE_BLOCK = re.compile(r"```.*?(?:```|$)", re.S)
 _LINE_MARKUP = re.compile(r"^[ \t]*(?:(?:[#>]+|[-*+]|\d+[.)])[ \t]+)+")
@@ -37,7 +36,6 @@ _TRAILING = " ,;:—–-"
 LABEL = re.compile(r"^\[(?:user|assistant|system|tool call[^\]\n]*|tool result)\] ")
 _MESSAGE_START = re.compile(r"\n\n(?=\[(?:user|assistant|system|tool call[^\]\n]*|tool result)\] )")
 _PART_END = re.compile(r"(?<=[.!?。！？])\s+")
-_CJK = re.compile(r"[\u3040-\u30ff\u3400-\u9fff\uac00-\ud7af]")
 
 
 def prose(text: str) -> str:
@@ -163,30 +161,3 @@ def core_parts(core: str) -> list[str]:
     return _split(" ".join(core.split()), _PART_END)
 
 
-def content_words(text: str) -> int:
-    """How many words of ``text`` carry content: not a function, filler or generic word; a run
-    of CJK characters counts one word per two characters."""
-    from palace_lab.distill.terms import GENERIC
-
-    n = 0
-    for word in PROSE_WORD.findall(text.lower()):
-        cjk = len(_CJK.findall(word))
-        if cjk:
-            n += max(1, cjk // 2)
-        elif len(word) > 1 and word.strip("'’-./") not in STOPWORDS | GENERIC | EMPTY_WORDS:
-            n += 1
-    return n
-
-
-# Words that make no request on their own: greetings, go-aheads, bare verbs of agreement.
-EMPTY_WORDS = frozenset(
-    """
-    hi hello hey thanks thank ok okay continue proceed go ahead yes yeah yep no nope sure
-    please implement fix do done next else more again retry same following above below
-    lgtm cool nice awesome perfect wow great good fine alright proceeding carry keep going
-    """.split())
-
-
-def is_content_free(part: str) -> bool:
-    """A part that says nothing about its topic: fewer than two content words."""
-    return content_words(part) < 2

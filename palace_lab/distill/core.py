@@ -6,7 +6,7 @@ the rules distiller copies; it never cuts inside a clause or drops a word from o
 
 1. **What was asked**: the best unit of the request's first :data:`REQUEST_SENTENCES`
    sentences that fits the core's budget and has content (two content words or more, see
-   :func:`.clauses.is_content_free`). A unit's score is the tf·idf weight of its distinct terms,
+   :func:`palace_lab.text.content.is_content_free`). A unit's score is the tf·idf weight of its distinct terms,
    earlier sentences preferred (the request's main sentence usually comes first) and a whole
    sentence preferred over part of one.
 2. **What was done or found**: when the agent's last message is prose (it wrote after its last
@@ -25,10 +25,11 @@ from __future__ import annotations
 
 from collections.abc import Sequence
 
-from palace_lab.distill.clauses import Unit, as_part, balanced, content_words, ends_short, sentences, units
+from palace_lab.distill.clauses import Unit, as_part, balanced, ends_short, sentences, units
 from palace_lab.distill.noise import without_blobs
 from palace_lab.distill.spans import text_cost, words_cost
 from palace_lab.distill.terms import terms
+from palace_lab.text.content import content_words
 
 REQUEST_SENTENCES = 6
 REPORT_SENTENCES = 12

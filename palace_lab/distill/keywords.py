@@ -35,7 +35,7 @@ ZONE_WEIGHTS = {"request": 3.0, "final": 1.0, "said": 1.0, "calls": 0.5, "result
 
 @lru_cache(maxsize=1)
 def _tokenizer():
-    from palace_lab.index.tokenize import Tokenizer
+    from palace_lab.text.tokenize import Tokenizer
 
     return Tokenizer()
 

@@ -17,7 +17,7 @@ Invariants:
 - One bad exchange never fails the run: if the call fails after its retries, or the answer is
   still invalid after the repair, the exchange gets the rules distiller's card, stored under
   this distiller's version with ``fallback=True`` and the error in its outcome.
-- Money is capped: :class:`~palace_lab.errors.BudgetExceededError` propagates (as
+- Money is capped: :class:`~palace_lab.errors.CostCapExceededError` propagates (as
   :class:`BudgetStoppedError`, carrying the outcomes already made) and nothing over the cap is
   spent. The client lives as long as the distiller, so the cap spans every chunk of a run.
 - The version is ``backend:model:prompt-hash`` (``:cutN`` when exchanges are cut elsewhere
@@ -50,7 +50,7 @@ from palace_lab.distill.prompt import (
     render,
     shorten_middle,
 )
-from palace_lab.errors import BudgetExceededError
+from palace_lab.errors import CostCapExceededError
 from palace_lab.llm.base import LLMResult, StructuredClient, Tool, run_bounded
 from palace_lab.llm.cost import estimate_at
 from palace_lab.model import DistilledCard, Exchange, Room, preview_of
@@ -60,7 +60,7 @@ DEFAULT_MAX_EXCHANGE_CHARS = 24_000  # longer exchanges lose their middle (it is
 CARD_TOOL = Tool(CARD_SCHEMA, TOOL_NAME, TOOL_DESCRIPTION, MAX_CARD_TOKENS)
 
 
-class BudgetStoppedError(BudgetExceededError):
+class BudgetStoppedError(CostCapExceededError):
     """The cost cap stopped a run; ``outcomes`` holds what was made (None where not run)."""
 
     def __init__(self, message: str, outcomes: list[DistillOutcome | None]) -> None:

@@ -6,7 +6,7 @@ distiller (optionally a sample of exchange ids), read without writing anything.
 
 Invariants:
 
-- ``pending`` is exactly what :func:`palace_lab.distill.run.distill_palace` would distill (no
+- ``pending`` is exactly what :func:`palace_lab.distill.pipeline.distill_palace` would distill (no
   card of this version, or a card made from older text), in palace order.
 - ``cost_usd`` is the distiller's own estimate for those exchanges (0 for offline backends);
   a plan with a cost needs the person's confirmation before it runs.

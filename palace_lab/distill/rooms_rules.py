@@ -14,7 +14,8 @@ import re
 from collections import Counter
 
 from palace_lab.distill.base import CorpusStats
-from palace_lab.distill.terms import GENERIC, idf, terms
+from palace_lab.distill.terms import idf, terms
+from palace_lab.text.content import GENERIC
 from palace_lab.model import Exchange, Room
 
 WORKFLOWS: dict[str, tuple[str, frozenset[str]]] = {

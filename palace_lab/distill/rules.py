@@ -50,25 +50,15 @@ from palace_lab.distill.core import make_core
 from palace_lab.distill.spans import text_cost
 from palace_lab.distill.terms import idf, salient_terms, terms
 from palace_lab.ingest.claude_code import person_words
+from palace_lab.ingest.segment import split_messages
+from palace_lab.ingest.traffic.subject import subject
+from palace_lab.ingest.traffic.uses import parse_call
 from palace_lab.model import DistilledCard, Exchange
 
 VERSION = "rules:v6"  # v5: the core is whole sentences or clauses (distill.core); v6: an
 # exchange where the agent never spoke says what happened; short chat turns keep up to 55%
 CEILING = 3  # no card's budget over 3x the palace's mean card (mean_tokens)
 REQUEST_CHARS = 2000  # the core keeps the request's opening; a pasted log beyond is not read
-_MESSAGE_SPLIT = re.compile(r"\n\n(?=\[(?:user|assistant|tool call[^\]\n]*|tool result|system)\] )")
-
-
-def split_messages(verbatim: str) -> list[tuple[str, str]]:
-    """(label, text) of each rendered message of an exchange's verbatim text."""
-    out = []
-    for chunk in _MESSAGE_SPLIT.split(verbatim):
-        if chunk.startswith("[") and "] " in chunk:
-            label, text = chunk[1:].split("] ", 1)
-            out.append((label, text))
-        elif chunk.strip():
-            out.append(("", chunk))
-    return out
 
 
 def _word_weight(word: str, weights: dict[str, float]) -> float:
@@ -224,10 +214,7 @@ def failure(messages: list[tuple[str, str]]) -> str:
 def last_action(messages: list[tuple[str, str]]) -> str:
     """When the agent never spoke, what it did last: the subject of its last tool call that
     names one (the command it ran, the file it read or wrote, the question it asked), as the
-    reader names tool rows (``lifecycle.subject``); else nothing."""
-    from palace_lab.lifecycle.subject import subject
-    from palace_lab.lifecycle.traffic import parse_call
-
+    reader names tool rows (``ingest.traffic.subject``); else nothing."""
     if any(label == "assistant" for label, _ in messages):
         return ""
     calls = [(label.removeprefix("tool call").strip(), text) for label, text in messages
@@ -243,5 +230,4 @@ _ERROR_LINE = re.compile(r"\b[A-Za-z_]\w*(?:Error|Exception)\b:|" + _INTERRUPT.p
 
 register("rules")(RulesDistiller)
 
-__all__ = ["ERROR", "RulesDistiller", "best_window", "context_candidates", "idf",
-           "split_messages"]
+__all__ = ["ERROR", "RulesDistiller", "best_window", "context_candidates", "idf"]

@@ -15,17 +15,6 @@ from collections.abc import Iterable
 from palace_lab.distill.base import CorpusStats
 from palace_lab.text.words import STOPWORDS, TERM
 
-GENERIC = frozenset(
-    """
-    thing things something anything everything stuff way ways part parts kind lot lots bit
-    point idea ideas case cases place work works working worked time times today yesterday
-    actually really maybe probably basically fair enough understood sounds looks seems think
-    know mean said says say tell told show shows shown list give gave take took keep kept
-    better best worse worst big small large little long short high low open close closed
-    current currently previous next last latest early later line lines end start step steps
-    focused visible weak strong simple clear different similar same whole full main entire
-    """.split()
-)
 
 
 def terms(text: str) -> list[str]:

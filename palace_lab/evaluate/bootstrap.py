@@ -2,8 +2,8 @@
 questions of the same kind been asked.
 
 Percentile bootstrap (Efron & Tibshirani 1993, ch. 13): resample the queries with replacement
-``n_boot`` times, take the statistic of each resample, report the ``(1 − level)/2`` and
-``(1 + level)/2`` quantiles. Three statistics:
+``n_boot`` times, take the statistic of each resample, report the ``(1 − confidence)/2`` and
+``(1 + confidence)/2`` quantiles. Three statistics:
 
 - :func:`mean_interval`: the mean of one mode's per-query values (MRR@10 of a mode);
 - :func:`paired_interval`: the mean of paired differences ``a_q − b_q`` over the queries both
@@ -21,7 +21,7 @@ from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 
 N_BOOT = 2000
-LEVEL = 0.95
+CONFIDENCE = 0.95
 
 
 @dataclass(frozen=True)
@@ -32,7 +32,7 @@ class Interval:
     lo: float
     hi: float
     n: int
-    level: float = LEVEL
+    confidence: float = CONFIDENCE
 
     def excludes(self, x: float) -> bool:
         """True when ``x`` lies outside the interval (a difference's interval excluding 0)."""
@@ -43,13 +43,15 @@ class Interval:
         return f"{fmt.format(self.value)} [{fmt.format(self.lo)}, {fmt.format(self.hi)}]"
 
     def to_dict(self) -> dict:
-        return {"value": self.value, "lo": self.lo, "hi": self.hi, "n": self.n, "level": self.level}
+        # "level": the JSON key stays as it was written before (the interval's confidence)
+        return {"value": self.value, "lo": self.lo, "hi": self.hi, "n": self.n,
+                "level": self.confidence}
 
 
-def _quantiles(samples, level: float) -> tuple[float, float]:
+def _quantiles(samples, confidence: float) -> tuple[float, float]:
     import numpy as np
 
-    tail = (1.0 - level) / 2.0
+    tail = (1.0 - confidence) / 2.0
     lo, hi = np.quantile(samples, [tail, 1.0 - tail])
     return float(lo), float(hi)
 
@@ -60,7 +62,8 @@ def _resamples(n: int, n_boot: int, seed: int):
     return np.random.default_rng(seed).integers(0, n, size=(n_boot, n))
 
 
-def mean_interval(values: Sequence[float], *, n_boot: int = N_BOOT, level: float = LEVEL,
+def mean_interval(values: Sequence[float], *, n_boot: int = N_BOOT,
+                  confidence: float = CONFIDENCE,
                   seed: int = 0) -> Interval | None:
     """The mean of ``values`` and its bootstrap interval; None below 2 values."""
     import numpy as np
@@ -69,7 +72,7 @@ def mean_interval(values: Sequence[float], *, n_boot: int = N_BOOT, level: float
     if len(x) < 2:
         return None
     means = x[_resamples(len(x), n_boot, seed)].mean(axis=1)
-    return Interval(float(x.mean()), *_quantiles(means, level), len(x), level)
+    return Interval(float(x.mean()), *_quantiles(means, confidence), len(x), confidence)
 
 
 def _paired(a: Mapping[str, float], b: Mapping[str, float]):
@@ -81,14 +84,14 @@ def _paired(a: Mapping[str, float], b: Mapping[str, float]):
 
 
 def paired_interval(a: Mapping[str, float], b: Mapping[str, float], *, n_boot: int = N_BOOT,
-                    level: float = LEVEL, seed: int = 0) -> Interval | None:
+                    confidence: float = CONFIDENCE, seed: int = 0) -> Interval | None:
     """``mean(a − b)`` over the queries both hold, with its bootstrap interval."""
     x, y = _paired(a, b)
-    return mean_interval(list(x - y), n_boot=n_boot, level=level, seed=seed)
+    return mean_interval(list(x - y), n_boot=n_boot, confidence=confidence, seed=seed)
 
 
 def ratio_interval(a: Mapping[str, float], b: Mapping[str, float], *, n_boot: int = N_BOOT,
-                   level: float = LEVEL, seed: int = 0) -> Interval | None:
+                   confidence: float = CONFIDENCE, seed: int = 0) -> Interval | None:
     """``mean(a) / mean(b)`` over paired queries, with its bootstrap interval."""
     x, y = _paired(a, b)
     if len(x) < 2 or y.mean() == 0:
@@ -96,4 +99,4 @@ def ratio_interval(a: Mapping[str, float], b: Mapping[str, float], *, n_boot: in
     idx = _resamples(len(x), n_boot, seed)
     num, den = x[idx].mean(axis=1), y[idx].mean(axis=1)
     ratios = num[den > 0] / den[den > 0]
-    return Interval(float(x.mean() / y.mean()), *_quantiles(ratios, level), len(x), level)
+    return Interval(float(x.mean() / y.mean()), *_quantiles(ratios, confidence), len(x), confidence)

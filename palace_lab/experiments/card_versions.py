@@ -28,7 +28,7 @@ from palace_lab.evaluate.base import DEFAULT_REL_LEVEL, Qrels, Run
 from palace_lab.evaluate.metrics import evaluate
 from palace_lab.index.bm25 import BM25Index
 from palace_lab.index.exact import top_rows
-from palace_lab.index.tokenize import Tokenizer
+from palace_lab.text.tokenize import Tokenizer
 from palace_lab.index.layers import get_layer
 from palace_lab.search import fusion
 from palace_lab.search.engine import MIN_DEPTH

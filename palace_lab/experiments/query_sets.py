@@ -15,7 +15,7 @@ qrels file judged it). Headline figures (the Overview, "retrieval kept", a searc
 applied from Tuning) rest on graded sets only: :func:`headline_set`.
 
 Evaluating many modes on the same queries embeds them once through
-:class:`palace_lab.index.memo.MemoEmbedder`.
+:class:`palace_lab.index.recent.RecentEmbedder`.
 """
 
 from __future__ import annotations

@@ -6,7 +6,7 @@ frequency of Kamphuis et al. 2020, as bm25s computes them)::
     score(D, Q) = Σ_{t∈Q} idf(t) · tf(t,D) / (tf(t,D) + k1·(1 − b + b·|D|/avgdl))
     idf(t)      = ln(1 + (N − df(t) + 0.5) / (df(t) + 0.5))
 
-Queries go through the same :class:`~palace_lab.index.tokenize.Tokenizer` as documents. Scores
+Queries go through the same :class:`~palace_lab.text.tokenize.Tokenizer` as documents. Scores
 are computed for every document, so any ``k`` works, even one larger than the corpus;
 documents scoring 0 (no query term) are not returned.
 
@@ -32,7 +32,7 @@ from pathlib import Path
 import numpy as np
 
 from palace_lab.index.exact import Found, top_rows
-from palace_lab.index.tokenize import Tokenizer, TokenizerSettings
+from palace_lab.text.tokenize import Tokenizer, TokenizerSettings
 
 # bm25s' file names (``BM25.save``), kept so an index folder stays readable by bm25s itself.
 FILES = {"data": "data.csc.index.npy", "indices": "indices.csc.index.npy",

@@ -9,6 +9,10 @@ While an IndexSet lives (a Streamlit resource, a notebook), it notices writes to
 cheaply (SQLite ``PRAGMA data_version`` for other connections plus ``total_changes`` for its
 own): only then does it recompute the fingerprints, drop indexes whose key changed and, when
 no distiller was named, follow the newest distiller version.
+
+Building from the slot's previous index instead of from scratch (read what changed, a BM25
+delta, a grown HNSW, a search on the previous index while the new one waits) is
+:mod:`palace_lab.index.incremental`.
 """
 
 from __future__ import annotations
@@ -24,17 +28,16 @@ import numpy as np
 from palace_lab.index.embed import Embedder, embed_texts, get_embedder, pending_keys
 from palace_lab.errors import SearchError
 from palace_lab.index import cache as files
-from palace_lab.index import bm25_delta, grow
+from palace_lab.index import bm25_delta
 from palace_lab.index.bm25 import BM25Index
 from palace_lab.index.exact import Found
 from palace_lab.index.hnsw import HNSWParams
 from palace_lab.index.mechanisms import MECHANISMS, IndexParams, get_mechanism
+from palace_lab.index.incremental import IncrementalBuilds
 from palace_lab.index.layer_index import LayerIndex
-from palace_lab.index.previous import (Previous, behind_ids, bm25_with_delta, hnsw_change,
-                                       previous_of, read_sources, reusable_rows, row_keys,
-                                       rows_note, saver, stable_part, write_rows_note)
-from palace_lab.index.tokenize import Tokenizer, TokenizerSettings
-from palace_lab.index.layers import get_layer, layer_sources, layer_texts, texts_of
+from palace_lab.index.previous import previous_of, rows_note, saver, write_rows_note
+from palace_lab.text.tokenize import Tokenizer, TokenizerSettings
+from palace_lab.index.layers import get_layer, layer_texts
 from palace_lab.model import content_hash
 from palace_lab.settings import DEFAULT_EMBEDDER
 
@@ -44,7 +47,7 @@ if TYPE_CHECKING:
 BuildProgress = Callable[[str, int, int], None]
 
 
-class IndexSet:
+class IndexSet(IncrementalBuilds):
     """Indexes of one palace for one distiller version and one embedder."""
 
     def __init__(self, palace: Palace, *, distiller: str | None = None, embedder: str | Embedder = DEFAULT_EMBEDDER,
@@ -109,10 +112,10 @@ class IndexSet:
         return content_hash(self._content[""], self._content[self._distiller])
 
     def _slot(self, layer: str, mechanism: str) -> str:
-        memo = (layer, mechanism, self._distiller)
-        if memo not in self._slots:
-            self._slots[memo] = self._make_slot(layer, mechanism)
-        return self._slots[memo]
+        which = (layer, mechanism, self._distiller)
+        if which not in self._slots:
+            self._slots[which] = self._make_slot(layer, mechanism)
+        return self._slots[which]
 
     def _make_slot(self, layer: str, mechanism: str) -> str:
         spec, mech = get_layer(layer), get_mechanism(mechanism)
@@ -257,36 +260,6 @@ class IndexSet:
             self.record(layer, mechanism, "save", start, len(ids))
         return LayerIndex(layer, mechanism, key, ids, index, folder, loaded=False)
 
-    def stale(self, layer: str, mechanism: str) -> LayerIndex | None:
-        """The previous HNSW index of ``layer`` (an older content of the same slot), with the
-        rows whose exchange is gone or whose text changed blanked to ``""`` (never returned),
-        or None when there is none. What a search uses while the current index would have to
-        embed too many new texts first (:data:`palace_lab.search.plan.BEHIND_EMBED_LIMIT`):
-        the new exchanges are not in it yet."""
-        if mechanism != "hnsw" or not self.use_cache:
-            return None
-        with self._lock:
-            key = self.key(layer, mechanism)
-            held = self._stale.get((layer, mechanism))
-            if held and held[0] == key:
-                return held[1]
-            previous = previous_of(self.root, key)
-            if previous is None:
-                return None
-            base, base_ids = previous[0], previous[1]
-            start = time.perf_counter()
-            ids, _, rows, _ = self._rows_now(layer, mechanism, previous)
-            out = behind_ids(previous, ids, rows)
-            try:
-                index = MECHANISMS[mechanism].load(base, len(base_ids), self.params)
-            except (OSError, ValueError):
-                return None
-            self.record(layer, mechanism, "behind", start, len(out))
-            made = LayerIndex(layer, mechanism, f"{base.name}~behind", out, index, base,
-                              loaded=True)
-            self._stale[(layer, mechanism)] = (key, made)
-            return made
-
     def compact(self, layer: str, mechanism: str, progress: BuildProgress | None = None
                 ) -> LayerIndex:
         """The index of ``layer`` by ``mechanism``, rebuilt from scratch if it is a BM25 index
@@ -300,83 +273,6 @@ class IndexSet:
             built = self._build(key, layer, mechanism, progress or self.progress, compact=True)
             self._indexes[(layer, mechanism)] = (key, built)
             return built
-
-    def _bm25_delta(self, previous: Previous, layer: str, ids: list[str],
-                    texts: list[str | None], rows: list[str]):
-        """The previous BM25 index of this slot with the layer's changes as a delta, or None
-        (:func:`palace_lab.index.previous.bm25_with_delta`)."""
-        if len(ids) <= bm25_delta.DELTA_FROM:
-            return None
-        start = time.perf_counter()
-        made = bm25_with_delta(previous, ids, texts, rows, self.tokenizer)
-        if made:
-            self.record(layer, "bm25", "delta", start, made[0].size - made[0].main_rows)
-        return made
-
-    def _grow(self, previous: Previous, layer: str, ids: list[str], texts: list[str | None],
-              rows: list[str], progress):
-        """The previous HNSW index of this slot with the layer's changes applied, or None
-        when a rebuild is due (:mod:`palace_lab.index.grow`)."""
-        change = hnsw_change(previous, ids, rows)
-        if change is None:
-            return None
-        base, base_ids, base_rows = previous
-        start = time.perf_counter()
-        report = (lambda d, t: progress(f"embedding {layer}", d, t)) if progress else None
-        vectors = embed_texts(self.palace, self.embedder, [texts[i] for i in change.added],
-                              report)
-        grown = grow.grow(base, self.hnsw_params, base_ids, base_rows, change, ids, rows,
-                          vectors)
-        self.record(layer, "hnsw", "grow", start, change.size())
-        return grown
-
-    def _rows_now(self, layer: str, mechanism: str, previous: Previous | None):
-        """``(ids, texts, rows, sources)`` of the layer now: its rows' keys (:func:`row_keys`)
-        and, for a layer with a source, the stored hashes they are made from. When
-        ``previous`` knows the hashes its rows were made from, only the rows whose hash
-        changed are read: the others' texts are None and their keys the previous ones."""
-        start = time.perf_counter()
-        listed, by_id = self._layer_sources(layer) \
-            if self.use_cache and mechanism in ("bm25", "hnsw") else (None, None)
-        known = read_sources(previous[0]) if listed and previous else None
-        if known is not None:
-            ids, hashes = listed
-            rows = reusable_rows(stable_part(previous, mechanism), known, ids, hashes)
-            todo = [i for i, r in enumerate(rows) if r is None]
-            try:
-                read = texts_of(self.palace, layer, self._distiller, [ids[i] for i in todo])
-            except KeyError:  # a row went away since the hashes were read: read it all
-                return self._rows_now(layer, mechanism, None)
-            texts: list[str | None] = [None] * len(ids)
-            for i, text, row in zip(todo, read, row_keys(mechanism, read, self.embedder,
-                                                          cached=True)):
-                texts[i], rows[i] = text, row
-            self.record(layer, mechanism, "texts", start, len(todo))
-            return ids, texts, rows, by_id
-        ids, texts = self.layer_rows(layer)
-        self.record(layer, mechanism, "texts", start, len(ids))
-        rows = row_keys(mechanism, texts, self.embedder, cached=self.use_cache)
-        sources = by_id if listed and listed[0] == ids else None
-        return ids, texts, rows, sources
-
-    def _layer_sources(self, layer: str) -> tuple[tuple[list[str], list[str]] | None,
-                                                  dict[str, str] | None]:
-        """``(layer_sources(...), {exchange_id: hash})`` of ``layer`` now, read once per
-        content of the palace and shared by the layers made from the same source (every card
-        layer reads the same card hashes): a change makes the count of each vector layer and
-        the delta of each BM25 layer read them, five to eight times at once otherwise. The
-        lists are shared: callers copy before they change them."""
-        source = get_layer(layer).source
-        if source is None:
-            return None, None
-        memo = f"{source}:{self._distiller}" if source == "card" else source
-        content = self._content_key(layer)
-        held = self._sources.get(memo)
-        if held is None or held[0] != content:
-            listed = layer_sources(self.palace, layer, self._distiller)
-            held = (content, listed, dict(zip(*listed)))
-            self._sources[memo] = held
-        return held[1], held[2]
 
     # -- building from scratch ------------------------------------------------------------
 

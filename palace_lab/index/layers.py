@@ -76,7 +76,7 @@ def _all(exchange: Exchange, card: DistilledCard | None) -> str:
 
 
 def _toolcalls(exchange: Exchange, card: DistilledCard | None) -> str:
-    from palace_lab.lifecycle.toolcalls import toolcalls_layer_text  # the lifecycle loads on use
+    from palace_lab.ingest.traffic.toolcalls import toolcalls_layer_text  # loads on use
 
     return toolcalls_layer_text(exchange, card)
 

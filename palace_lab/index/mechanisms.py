@@ -22,7 +22,7 @@ from palace_lab.errors import SearchError
 from palace_lab.index.bm25 import BM25Index
 from palace_lab.index.exact import ExactIndex
 from palace_lab.index.hnsw import HNSWIndex, HNSWParams
-from palace_lab.index.tokenize import Tokenizer
+from palace_lab.text.tokenize import Tokenizer
 
 
 @dataclass(frozen=True)

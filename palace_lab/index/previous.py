@@ -20,7 +20,7 @@ from palace_lab.index import bm25_delta, grow
 from palace_lab.index import cache as files
 from palace_lab.index.bm25 import BM25Index
 from palace_lab.index.embed import Embedder, embedding_key
-from palace_lab.index.tokenize import Tokenizer
+from palace_lab.text.tokenize import Tokenizer
 
 Previous = tuple[Path, list[str], list[str]]  # (folder, ids, row keys)
 

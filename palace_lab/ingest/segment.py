@@ -23,8 +23,11 @@ always keep the whole text: drill-down and re-segmentation lose nothing.
 
 from __future__ import annotations
 
+import re
+
 from palace_lab.files import files_touched
 from palace_lab.model import Conversation, Exchange, Message, exchange_id_for
+from palace_lab.text.content import is_content_free
 
 MAX_MESSAGE_CHARS = 200_000
 MAX_EXCHANGE_CHARS = 1_000_000
@@ -57,6 +60,22 @@ def render_message(m: Message) -> str:
     return f"[{label}] {clip(m.text, MAX_MESSAGE_CHARS)}"
 
 
+# The inverse of render_message: a rendered message starts a line after a blank one with its label.
+_MESSAGE_SPLIT = re.compile(r"\n\n(?=\[(?:user|assistant|tool call[^\]\n]*|tool result|system)\] )")
+
+
+def split_messages(verbatim: str) -> list[tuple[str, str]]:
+    """(label, text) of each rendered message of an exchange's verbatim text."""
+    out = []
+    for chunk in _MESSAGE_SPLIT.split(verbatim):
+        if chunk.startswith("[") and "] " in chunk:
+            label, text = chunk[1:].split("] ", 1)
+            out.append((label, text))
+        elif chunk.strip():
+            out.append(("", chunk))
+    return out
+
+
 def request_text(m: Message) -> str:
     """The person's words of a request (machine text such as IDE tags comes after)."""
     return m.meta.get("request_text") or m.text
@@ -69,8 +88,6 @@ def unanswered(messages: tuple[Message, ...]) -> set[int]:
     """Positions of the short requests without content (under :data:`IDLE_CHARS`) that nothing
     answers: the next searchable message is another request, or there is none. The first
     request always opens."""
-    from palace_lab.distill.clauses import is_content_free
-
     out: set[int] = set()
     searchable = [m for m in messages if m.searchable]
     for m, following in zip(searchable, searchable[1:] + [None]):

@@ -2,8 +2,6 @@
 
 Concepts (the memory-compression chapter, docs/paper.md), one module each:
 
-- :mod:`~palace_lab.lifecycle.toolcalls`: an exchange's tool traffic as a compact block
-  (files modified/read, commands, final check outcomes); also the ``toolcalls`` search layer.
 - :mod:`~palace_lab.lifecycle.compress`: session compression, extractive and abstractive.
 - :mod:`~palace_lab.lifecycle.importance`: importance tags (critical/high/medium/low ×
   decision/fact/preference/context) by stated rules.
@@ -13,7 +11,10 @@ Concepts (the memory-compression chapter, docs/paper.md), one module each:
   facts a compressed text kept, dropped or distorted; surviving vocabulary per distiller.
 - :mod:`~palace_lab.lifecycle.pack`: memory packs under a hard token budget.
 
-Names are imported lazily (importing a submodule such as ``toolcalls`` stays light).
+Reading an exchange's tool traffic (the tool-call block, shell commands, checks) is ingest's:
+:mod:`palace_lab.ingest.traffic`.
+
+Names are imported lazily (importing a submodule such as ``pack`` stays light).
 """
 
 from __future__ import annotations
@@ -21,8 +22,6 @@ from __future__ import annotations
 import importlib
 
 _EXPORTS = {
-    "summarize": "toolcalls", "exchange_toolcalls": "toolcalls", "toolcall_table": "toolcalls",
-    "toolcall_stats": "toolcalls", "ToolCallSummary": "toolcalls", "ToolCallRow": "toolcalls",
     "compress_session": "compress", "compress_exchanges": "compress",
     "SessionCompression": "compress", "SOURCE_FIGURES": "compress",
     "session_report": "report", "compress_all": "report",

@@ -97,7 +97,7 @@ class SessionCompression:
 
 def _must_keep(units: Sequence[Unit], *, request_sentences: int = 2) -> set[int]:
     """Critical and high units, and the first sentences of each request (the person's point)."""
-    keep = {u.position for u in units if not u.code and not u.filler and at_least(u.tag.level, "high")}
+    keep = {u.position for u in units if not u.code and not u.filler and at_least(u.tag.importance, "high")}
     opened: Counter = Counter()
     for u in units:
         if u.speaker == "user" and not u.code and not u.filler \
@@ -129,7 +129,7 @@ def _dropped(u: Unit) -> Dropped:
 
 def _gain(u: Unit, covered: set, weights: dict[str, float]) -> float:
     """What keeping ``u`` adds: its new facts (by importance weight) plus half its score."""
-    new = sum(WEIGHTS[f.level] for f in u.facts if (f.kind, f.text) not in covered)
+    new = sum(WEIGHTS[f.importance] for f in u.facts if (f.kind, f.text) not in covered)
     return new + 0.5 * score(u, weights)
 
 
@@ -182,7 +182,7 @@ def _facts_line(prose: Sequence[Unit], budget_chars: int) -> str:
         for f in u.facts:
             span = _fact_span(f)
             w, n, first = seen.get(span, (0, 0, u.position))
-            seen[span] = (max(w, WEIGHTS[f.level]), n + 1, first)
+            seen[span] = (max(w, WEIGHTS[f.importance]), n + 1, first)
     spans, used = [], 0
     for span in sorted(seen, key=lambda s: (-seen[s][0], -seen[s][1], seen[s][2])):
         if used + len(span) + 2 > budget_chars:

@@ -43,16 +43,18 @@ BACKTICK = re.compile(r"`([^`\s]{3,60})`")
 
 @dataclass(frozen=True)
 class Fact:
-    """One specific fact. ``level`` is the importance of the sentence it came from."""
+    """One specific fact. ``importance`` is that of the sentence it came from."""
 
     kind: str
     text: str
     key: str = ""
     value: str = ""
-    level: str = "medium"
+    importance: str = "medium"
 
     def to_dict(self) -> dict:
-        return dict(vars(self))
+        out = dict(vars(self))
+        out["level"] = out.pop("importance")  # the JSON key stays as it was written before
+        return out
 
 
 def quantity_key(sentence: str, start: int) -> str:
@@ -84,9 +86,9 @@ def _spans(sentence: str) -> tuple[tuple[str, str, str, str], ...]:
     return tuple(out)
 
 
-def find_facts(sentence: str, *, level: str = "medium") -> list[Fact]:
+def find_facts(sentence: str, *, importance: str = "medium") -> list[Fact]:
     """The facts of one sentence, in order of kind (paths first) then position."""
-    return [Fact(kind, text, key, value, level) for kind, text, key, value in _spans(sentence)]
+    return [Fact(kind, text, key, value, importance) for kind, text, key, value in _spans(sentence)]
 
 
 def has_fact(sentence: str) -> bool:

@@ -1,11 +1,11 @@
-"""Importance tagging: each sentence gets a level and a kind, by stated rules.
+"""Importance tagging: each sentence gets an importance and a kind, by stated rules.
 
-Levels: ``critical`` > ``high`` > ``medium`` > ``low``. Kinds: ``decision``, ``fact``,
+Importances: ``critical`` > ``high`` > ``medium`` > ``low``. Kinds: ``decision``, ``fact``,
 ``preference``, ``context``. The first rule that applies decides (cues are whole words,
 case-insensitive; "fact token" means any fact of :mod:`palace_lab.lifecycle.facts`):
 
 =====  ==========  ===========  =========================================================
-rule   level       kind         when
+rule   importance  kind         when
 =====  ==========  ===========  =========================================================
 1      critical    preference   a standing rule of the person: "I/we (…) always/never",
                                 "always/never use/run/commit/log/…", "don't ever", "from now
@@ -40,7 +40,7 @@ from functools import lru_cache
 
 from palace_lab.lifecycle.facts import CONFIG, ERROR, has_fact
 
-LEVELS = ("critical", "high", "medium", "low")
+IMPORTANCE_ORDER = ("critical", "high", "medium", "low")  # most important first
 KINDS = ("decision", "fact", "preference", "context")
 WEIGHTS = {"critical": 4, "high": 3, "medium": 2, "low": 1}
 
@@ -70,15 +70,15 @@ _SET_NUMBER = re.compile(r"\b(?:set|sets|setting|raised?|lowered?|bump(?:ed)?|in
 
 @dataclass(frozen=True)
 class Tag:
-    """A sentence's importance: level, kind and the number of the rule that decided."""
+    """A sentence's importance, its kind and the number of the rule that decided."""
 
-    level: str
+    importance: str
     kind: str
     rule: int
 
     @property
     def weight(self) -> int:
-        return WEIGHTS[self.level]
+        return WEIGHTS[self.importance]
 
 
 @lru_cache(maxsize=1 << 16)
@@ -110,6 +110,6 @@ def tag(sentence: str, speaker: str = "user") -> Tag:
     return Tag("low", "context", 8)
 
 
-def at_least(level: str, floor: str) -> bool:
-    """True when ``level`` is ``floor`` or more important."""
-    return LEVELS.index(level) <= LEVELS.index(floor)
+def at_least(importance: str, floor: str) -> bool:
+    """True when ``importance`` is ``floor`` or more important."""
+    return IMPORTANCE_ORDER.index(importance) <= IMPORTANCE_ORDER.index(floor)

@@ -1,6 +1,6 @@
 """The text of each consolidation level, made from importance-tagged notes.
 
-A *note* is one tagged sentence a memory item carries (its level, kind and text). Each level
+A *note* is one tagged sentence a memory item carries (its importance, kind and text). Each level
 renders its notes by the importance rules of :mod:`palace_lab.lifecycle.importance`:
 
 - L1 session summary: critical (``!!``) and high (``!``) notes verbatim, medium notes
@@ -36,7 +36,7 @@ _MARK = {"critical": "!!", "high": "!", "medium": "~"}
 class Note:
     """One importance-tagged sentence carried by a memory item."""
 
-    level: str
+    importance: str
     kind: str
     text: str
 
@@ -58,8 +58,8 @@ def summary_text(notes: Sequence[Note], *, project: str | None, sessions: Sequen
     notes = _unique(notes)
     head = (f"## session summary · {project or 'no project'} · "
             f"{', '.join(s[:8] for s in sessions)} · {_day(start)} → {_day(end)} · {items} exchanges")
-    lines = [head] + [f"{_MARK[n.level]} {n.text}" for n in notes if n.level in ("critical", "high")]
-    medium = [n for n in notes if n.level == "medium"][:MEDIUM_PER_SUMMARY]
+    lines = [head] + [f"{_MARK[n.importance]} {n.text}" for n in notes if n.importance in ("critical", "high")]
+    medium = [n for n in notes if n.importance == "medium"][:MEDIUM_PER_SUMMARY]
     lines += [f"~ {cut(n.text, MEDIUM_CHARS)}" for n in medium]
     return "\n".join(lines)
 
@@ -75,11 +75,11 @@ def digest_text(notes: Sequence[Note], *, label: str, summaries: int,
     notes = _unique(notes)
     lines = [f"## weekly digest · {label} · {summaries} session summaries · "
              f"{', '.join(projects) or 'no project'}"]
-    lines += [f"{_MARK[n.level]} {n.text}" for n in notes if n.level in ("critical", "high")]
-    also = _spans([n for n in notes if n.level == "medium"], ALSO_PER_DIGEST)
+    lines += [f"{_MARK[n.importance]} {n.text}" for n in notes if n.importance in ("critical", "high")]
+    also = _spans([n for n in notes if n.importance == "medium"], ALSO_PER_DIGEST)
     if also:
         lines.append("also: " + ", ".join(also))
-    topics = Counter(t for n in notes if n.level == "low" for t in terms(n.text))
+    topics = Counter(t for n in notes if n.importance == "low" for t in terms(n.text))
     if topics:
         lines.append("topics: " + ", ".join(t for t, _ in topics.most_common(TOPICS_PER_DIGEST)))
     return "\n".join(lines)
@@ -90,7 +90,7 @@ def profile_text(notes: Sequence[Note], *, at: datetime, digests: Sequence[str],
     """The L3 profile: preferences, standing decisions, projects, files, checks."""
     notes = _unique(notes)
     prefs = [n.text for n in notes if n.kind == "preference"][-PROFILE_LINES:]
-    decisions = [n.text for n in notes if n.kind == "decision" and n.level == "critical"]
+    decisions = [n.text for n in notes if n.kind == "decision" and n.importance == "critical"]
     files = Counter(f.text for n in notes for f in find_facts(n.text) if f.kind == "path")
     lines = [f"# profile as of {_day(at)} (from {len(digests)} digests: {', '.join(digests)})"]
     if projects:

@@ -36,7 +36,7 @@ from typing import TYPE_CHECKING
 from palace_lab.text.words import LOOSE_TERM
 from palace_lab.errors import InputError, PalaceError
 from palace_lab.lifecycle.consolidate import parse_time
-from palace_lab.lifecycle.importance import LEVELS, tag
+from palace_lab.lifecycle.importance import IMPORTANCE_ORDER, tag
 from palace_lab.lifecycle.sentences import split_sentences
 from palace_lab.redact import redact_text, stored_card
 from palace_lab.request import request_opening
@@ -138,11 +138,11 @@ def _overlap(query: str, exchanges: dict, cards: dict) -> dict[str, float]:
 
 def importance_of(card, exchange) -> str:
     """The more important tag of the card's core and of the request's first two sentences."""
-    levels = [tag(card.core_text, "agent").level]
+    found = [tag(card.core_text, "agent").importance]
     opening = " ".join(split_sentences(exchange.request)[:2])
     if opening:
-        levels.append(tag(opening, "user").level)
-    return min(levels, key=LEVELS.index)
+        found.append(tag(opening, "user").importance)
+    return min(found, key=IMPORTANCE_ORDER.index)
 
 
 def _room(card, room: str | None, sizes: Counter) -> tuple[str, str]:
@@ -168,11 +168,11 @@ def rank(cards: dict, exchanges: dict, scores: dict[str, float] | None, *,
         t = times.get(eid)
         age = (newest - t).total_seconds() / 86400 if t and newest else None
         recency = 0.5 ** (age / HALF_LIFE_DAYS) if age is not None else 0.0
-        level = importance_of(card, e)
-        priority = IMPORTANCE[level] + recency + 2 * (scores or {}).get(eid, 0.0)
+        importance = importance_of(card, e)
+        priority = IMPORTANCE[importance] + recency + 2 * (scores or {}).get(eid, 0.0)
         key, label = _room(card, room, sizes)
         items.append(PackItem(eid, key, label, t.strftime("%Y-%m-%d") if t else "", e.project,
-                              level, priority, card.exchange_core, card.specific_context,
+                              importance, priority, card.exchange_core, card.specific_context,
                               tuple(card.files_touched)))
     stamp = {eid: t.timestamp() for eid, t in times.items()}
     return sorted(items, key=lambda i: (-i.priority, -stamp.get(i.exchange_id, 0.0), i.exchange_id))

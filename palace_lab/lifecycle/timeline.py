@@ -24,7 +24,7 @@ from palace_lab.budget import card_text
 from palace_lab.errors import InputError
 from palace_lab.lifecycle.consolidate import Memory, MemoryItem, Schedule, Snapshot, parse_time
 from palace_lab.lifecycle.levels import Note
-from palace_lab.lifecycle.toolcalls import check_lines, summarize
+from palace_lab.ingest.traffic.toolcalls import check_lines, summarize
 from palace_lab.lifecycle.units import session_messages, units_of
 from palace_lab.tokens import DEFAULT_ENCODING, count_tokens
 
@@ -37,7 +37,7 @@ L0_TEXTS = ("verbatim", "card")
 def exchange_notes(palace: Palace, exchange) -> list[Note]:
     """The tagged sentences of one exchange, then its tool facts (modified files, checks)."""
     units = units_of(session_messages([exchange]), count=False)
-    notes = [Note(u.tag.level, u.tag.kind, u.text) for u in units if not u.code and not u.filler]
+    notes = [Note(u.tag.importance, u.tag.kind, u.text) for u in units if not u.code and not u.filler]
     messages = palace.messages(exchange.conversation_id, exchange.ply_start, exchange.ply_end)
     tools = summarize(messages, files_touched=exchange.files_touched, project=exchange.project,
                       count=False)

@@ -15,7 +15,7 @@ from collections.abc import Sequence
 from dataclasses import dataclass
 from functools import cached_property
 
-from palace_lab.distill.rules import split_messages
+from palace_lab.ingest.segment import split_messages
 from palace_lab.text.words import WORD_TERM
 from palace_lab.lifecycle.facts import Fact, find_facts
 from palace_lab.lifecycle.importance import WEIGHTS, Tag, tag
@@ -45,7 +45,7 @@ class Unit:
 
     @cached_property
     def facts(self) -> list[Fact]:
-        return [] if self.code else find_facts(self.text, level=self.tag.level)
+        return [] if self.code else find_facts(self.text, importance=self.tag.importance)
 
 
 def session_messages(exchanges: Sequence[Exchange]) -> list[tuple[int, str, str]]:
@@ -88,7 +88,7 @@ def score(unit: Unit, weights: dict[str, float]) -> float:
     """Importance weight + 0.5 per fact + centrality (mean term weight, capped at 2)."""
     ts = terms(unit.text)
     centrality = min(2.0, sum(weights.get(t, 0.0) for t in ts) / len(ts)) if ts else 0.0
-    return WEIGHTS[unit.tag.level] + 0.5 * len(unit.facts) + centrality
+    return WEIGHTS[unit.tag.importance] + 0.5 * len(unit.facts) + centrality
 
 
 def cut(text: str, max_chars: int) -> str:

@@ -67,8 +67,8 @@ class Validation:
 
     @property
     def weighted(self) -> float:
-        total = sum(WEIGHTS[c.fact.level] for c in self.checks)
-        kept = sum(WEIGHTS[c.fact.level] for c in self.checks if c.status == "preserved")
+        total = sum(WEIGHTS[c.fact.importance] for c in self.checks)
+        kept = sum(WEIGHTS[c.fact.importance] for c in self.checks if c.status == "preserved")
         return kept / total if total else 1.0
 
     def by_status(self, status: str) -> list[FactCheck]:
@@ -89,12 +89,12 @@ def extract_facts(text: str, *, speaker: str = "user", include_code: bool = Fals
             continue
         for sentence in split_sentences(piece.text) if piece.code else [piece.text]:
             t = tag(sentence, speaker)
-            found = find_facts(sentence, level=t.level)
+            found = find_facts(sentence, importance=t.importance)
             if t.kind == "decision":
-                found.append(Fact("decision", sentence, level=t.level))
+                found.append(Fact("decision", sentence, importance=t.importance))
             for f in found:
                 key = (f.kind, f.text)
-                if key not in best or WEIGHTS[f.level] > WEIGHTS[best[key].level]:
+                if key not in best or WEIGHTS[f.importance] > WEIGHTS[best[key].importance]:
                     best[key] = f
     return list(best.values())
 

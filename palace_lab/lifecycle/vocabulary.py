@@ -41,7 +41,7 @@ def salient_facts(exchange, stats, *, top: int = TOP_FACTS) -> list[Fact]:
         ts = terms(f.text)
         return sum(idf(t, stats) for t in ts) / len(ts) if ts else 0.0
 
-    ranked = sorted(found.values(), key=lambda f: (-WEIGHTS[f.level], -specificity(f), f.text))
+    ranked = sorted(found.values(), key=lambda f: (-WEIGHTS[f.importance], -specificity(f), f.text))
     return ranked[:top]
 
 

@@ -17,7 +17,7 @@ Invariants, for every transport:
   model (``fatal``) raises :class:`~palace_lab.errors.DistillError`, since every later call
   would fail the same way.
 - Money goes through :class:`palace_lab.llm.cost.CostCap`: a call that could pass the cap is
-  refused with :class:`~palace_lab.errors.BudgetExceededError` before it is sent.
+  refused with :class:`~palace_lab.errors.CostCapExceededError` before it is sent.
 """
 
 from __future__ import annotations
@@ -32,7 +32,7 @@ from concurrent.futures import ThreadPoolExecutor
 from dataclasses import dataclass, field, replace
 from typing import Any
 
-from palace_lab.errors import BudgetExceededError, DistillError, InputError
+from palace_lab.errors import CostCapExceededError, DistillError, InputError
 from palace_lab.llm.cost import CostCap, Usage, estimate_at, worst_case_cost
 from palace_lab.llm.schema import schema_errors
 
@@ -89,7 +89,7 @@ class CallFailed(Exception):
 
 
 @dataclass(frozen=True)
-class BoundedRun:
+class BoundedResults:
     """Results of :func:`run_bounded` in input order (None where not run) and the stop error."""
 
     results: list
@@ -101,8 +101,8 @@ def run_bounded(
     items: Sequence[Any],
     *,
     max_concurrency: int,
-    stop_on: tuple[type[BaseException], ...] = (BudgetExceededError,),
-) -> BoundedRun:
+    stop_on: tuple[type[BaseException], ...] = (CostCapExceededError,),
+) -> BoundedResults:
     """Run ``fn`` over ``items`` on at most ``max_concurrency`` threads.
 
     The first ``stop_on`` error stops new items from starting; items already running finish
@@ -127,7 +127,7 @@ def run_bounded(
     fatal = [e for e in errors if not isinstance(e, stop_on)]
     if fatal:
         raise fatal[0]
-    return BoundedRun(results, errors[0] if errors else None)
+    return BoundedResults(results, errors[0] if errors else None)
 
 
 # ---------------------------------------------------------------------------- the client
@@ -270,7 +270,7 @@ class StructuredClient(ABC):
 
         ``check`` adds errors the schema cannot express (e.g. "copied exactly"). Returns a
         failed :class:`LLMResult` when the call fails or the repaired answer is still invalid;
-        raises only :class:`BudgetExceededError` and :class:`DistillError` (bad key/model).
+        raises only :class:`CostCapExceededError` and :class:`DistillError` (bad key/model).
         """
         tool = Tool(schema, tool_name, tool_description, max_tokens)
         first = self.ask(system_blocks, [{"role": "user", "content": user_text}], tool, check)

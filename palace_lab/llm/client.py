@@ -31,7 +31,7 @@ from palace_lab.llm.base import (  # noqa: F401 - re-exported: the one import fo
     FAILED,
     FATAL,
     TRANSIENT,
-    BoundedRun,
+    BoundedResults,
     CallFailed,
     Check,
     LLMResult,
@@ -59,7 +59,7 @@ from palace_lab.llm.cost import (  # noqa: F401 - re-exported
 from palace_lab.llm.schema import schema_errors  # noqa: F401 - re-exported
 
 __all__ = [
-    "BATCH_DISCOUNT", "PRICES_USD_PER_MTOK", "BoundedRun", "CostCap", "LLMClient",
+    "BATCH_DISCOUNT", "PRICES_USD_PER_MTOK", "BoundedResults", "CostCap", "LLMClient",
     "LLMResult", "StructuredClient", "Tool", "Usage", "dollar_cost", "estimate_cost",
     "estimate_tokens", "interpret_reply", "load_prices", "price_for", "resolve_prices",
     "run_bounded", "schema_errors", "system_with_cache", "worst_case_cost",

@@ -7,7 +7,7 @@ call (:func:`estimate_tokens`, deliberately pessimistic) and *charged* from the 
 reports after it.
 
 Invariant of :class:`CostCap`: a call first reserves its worst case; it is refused with
-:class:`~palace_lab.errors.BudgetExceededError` when ``spent + reserved + worst case`` would
+:class:`~palace_lab.errors.CostCapExceededError` when ``spent + reserved + worst case`` would
 pass the cap; afterwards the reservation is released and the real cost charged. So ``spent``
 stays under the cap unless the API bills more than the pessimistic estimate.
 """
@@ -22,7 +22,7 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
-from palace_lab.errors import BudgetExceededError, DistillError
+from palace_lab.errors import CostCapExceededError, DistillError
 
 # USD per million tokens. Cache writes (5-minute TTL) cost 1.25x input, cache reads 0.1x.
 PRICES_USD_PER_MTOK: dict[str, dict[str, float]] = {
@@ -194,11 +194,11 @@ class CostCap:
         self._lock = threading.Lock()
 
     def reserve(self, amount: float) -> float:
-        """Hold ``amount`` against the cap or raise :class:`BudgetExceededError`."""
+        """Hold ``amount`` against the cap or raise :class:`CostCapExceededError`."""
         with self._lock:
             cap = self.max_cost_usd
             if cap is not None and self.spent_usd + self.reserved_usd + amount > cap + 1e-12:
-                raise BudgetExceededError(
+                raise CostCapExceededError(
                     f"the cost cap of ${cap:.4f} would be exceeded: ${self.spent_usd:.4f} "
                     f"spent, ${self.reserved_usd:.4f} in flight, next call up to ${amount:.4f}"
                 )

@@ -1,7 +1,7 @@
 """Vector layers built in the background while searches answer with what exists.
 
 At 50,000 exchanges embedding the verbatim layer takes hours on this machine's 2 cores, so a
-search never waits for it (:mod:`palace_lab.search.plan`: the run is *missing* or *behind*).
+search never waits for it (:mod:`palace_lab.search.readiness`: the run is *missing* or *behind*).
 :class:`BackgroundBuild` builds those runs in a daemon thread, on its own palace connection and
 its own engine (so the searching engine's lock is never held for the build's minutes): the
 embeddings are stored in the palace (by content hash, so a stopped build resumes where it
@@ -109,9 +109,9 @@ class BackgroundBuild:
         or search behind right now."""
         runs: dict[PureMode, int] = {}
         for mode in modes:
-            plan = self.engine.plan(mode)
-            runs.update(zip(plan.missing, plan.pending))
-            runs.update(zip(plan.behind, plan.behind_pending))
+            ready = self.engine.readiness(mode)
+            runs.update(zip(ready.missing, ready.pending))
+            runs.update(zip(ready.behind, ready.behind_pending))
         return runs
 
     def start(self, modes: Iterable) -> bool:

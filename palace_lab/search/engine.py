@@ -10,8 +10,8 @@ latency; :meth:`SearchEngine.run` embeds a whole query set in one batch.
 A search never blocks for minutes on a vector layer that is not embedded yet: when building a
 run's index would embed more than ``inline_embed`` texts, :meth:`SearchEngine.answer` leaves
 that run out and says so (``inline_embed``: default :data:`INLINE_EMBED_LIMIT`, no limit for
-an embedder marked ``instant``) (:mod:`palace_lab.search.plan`); :meth:`SearchEngine.prepare` builds
-it explicitly, with progress. :meth:`SearchEngine.run` (evaluation) always builds what it needs,
+an embedder marked ``instant``) (:mod:`palace_lab.search.readiness`);
+:meth:`SearchEngine.prepare` builds it explicitly, with progress. :meth:`SearchEngine.run` (evaluation) always builds what it needs,
 so figures are never computed on a substitute mode.
 
 A hit's preview starts with the exchange's opening user message; hits point at the verbatim
@@ -40,7 +40,7 @@ from palace_lab.model import Hit, hits_of
 from palace_lab.search import fusion
 from palace_lab.search.filters import Filters
 from palace_lab.search.modes import DEFAULT_MODE, FusedMode, Mode, PureMode, parse_mode
-from palace_lab.search.plan import BEHIND_EMBED_LIMIT, INLINE_EMBED_LIMIT, Plan, substitute
+from palace_lab.search.readiness import BEHIND_EMBED_LIMIT, INLINE_EMBED_LIMIT, Readiness, substitute
 from palace_lab.settings import DEFAULT_EMBEDDER
 from palace_lab.text.broken import mend
 
@@ -52,13 +52,13 @@ MIN_DEPTH = 100
 
 @dataclass(frozen=True)
 class Answer:
-    """What :meth:`SearchEngine.answer` returns: the hits and the plan that made them."""
+    """What :meth:`SearchEngine.answer` returns: the hits and the readiness they were made with (what ran, what was left out)."""
 
     hits: list[Hit]
-    plan: Plan
+    readiness: Readiness
 
     def to_dict(self) -> dict:
-        return {"hits": [h.to_dict() for h in self.hits], **self.plan.to_dict()}
+        return {"hits": [h.to_dict() for h in self.hits], **self.readiness.to_dict()}
 
 
 class SearchEngine:
@@ -98,12 +98,13 @@ class SearchEngine:
         finally:
             self.indexes.release()
 
-    def plan(self, mode: str | Mode = DEFAULT_MODE) -> Plan:
+    def readiness(self, mode: str | Mode = DEFAULT_MODE) -> Readiness:
         """Which runs of ``mode`` a search would leave out right now, and the mode it runs."""
-        return self._plan(mode)[0]
+        return self._readiness(mode)[0]
 
-    def _plan(self, mode: str | Mode) -> tuple[Plan, dict]:
-        """The plan and, for runs *behind*, the previous index each searches instead."""
+    def _readiness(self, mode: str | Mode) -> tuple[Readiness, dict]:
+        """The readiness of ``mode`` and, for runs *behind*, the previous index each searches
+        instead."""
         parsed = _mode(mode)
         limit = self._inline_limit()
         missing, pending, behind, behind_n, stale = [], [], [], [], {}
@@ -118,9 +119,9 @@ class SearchEngine:
                 stale[run] = old
             elif building or n > limit:
                 missing.append(run), pending.append(n)
-        plan = Plan(parsed, substitute(parsed, tuple(missing)), tuple(missing), tuple(pending),
-                    tuple(behind), tuple(behind_n))
-        return plan, stale
+        ready = Readiness(parsed, substitute(parsed, tuple(missing)), tuple(missing),
+                          tuple(pending), tuple(behind), tuple(behind_n))
+        return ready, stale
 
     def answer(self, query: str, mode: str | Mode = DEFAULT_MODE, k: int = 10,
                filters: Filters | dict | None = None, *,
@@ -132,18 +133,18 @@ class SearchEngine:
         """
         query = mend(query)
         try:
-            (plan, stale), k, chosen = self._plan(mode), _check_k(k), Filters.coerce(filters)
-            if vector is None and _needs_vectors(plan.used):
+            (ready, stale), k, chosen = self._readiness(mode), _check_k(k), Filters.coerce(filters)
+            if vector is None and _needs_vectors(ready.used):
                 vector = self._embed([query])[0]
-            ranked = self._ranked(query, vector, plan.used, k, chosen, stale)
+            ranked = self._ranked(query, vector, ready.used, k, chosen, stale)
         finally:
             self.indexes.release()  # texts read to build a changed layer's index
-        return Answer(self._hits(ranked), plan)
+        return Answer(self._hits(ranked), ready)
 
     def search(self, query: str, mode: str | Mode = DEFAULT_MODE, k: int = 10,
                filters: Filters | dict | None = None, *,
                vector: np.ndarray | None = None) -> list[Hit]:
-        """The hits of :meth:`answer` (best first); its ``plan`` says what was left out."""
+        """The hits of :meth:`answer` (best first); its ``readiness`` says what was left out."""
         return self.answer(query, mode, k, filters, vector=vector).hits
 
     def run(self, queries: Mapping[str, str], mode: str | Mode = DEFAULT_MODE, k: int = 10,

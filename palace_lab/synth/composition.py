@@ -1,4 +1,4 @@
-"""How one synthetic exchange is composed from a project's vocabulary: a request, tool calls
+"""How one synthetic exchange is composed from a project's lexicon: a request, tool calls
 with their results, and a final answer, sized log-normally (:class:`Composer`)."""
 
 from __future__ import annotations
@@ -7,8 +7,8 @@ import math
 import random
 from dataclasses import dataclass
 
-from palace_lab.synth.vocabulary import (ANSWERS, CONCEPTS, FINALS, FOLLOW_UPS, KINDS, LOG_LINE,
-                                         NOTES, OPENINGS, REQUESTS, THINKING, Slots, Vocab)
+from palace_lab.synth.lexicon import (ANSWERS, CONCEPTS, FINALS, FOLLOW_UPS, KINDS, LOG_LINE,
+                                         NOTES, OPENINGS, REQUESTS, THINKING, Slots, Lexicon)
 
 
 # Text written per exchange (log-normal plus a heavier 1% tail). With the role labels and
@@ -61,21 +61,21 @@ def _size(turn: Turn) -> int:
 class Composer:
     """The words of one project's exchanges; how Claude Code writes them down is not its job."""
 
-    def __init__(self, vocab: Vocab):
-        self.vocab = vocab
+    def __init__(self, lexicon: Lexicon):
+        self.lexicon = lexicon
         self.chars = 0
         self.mu = math.log(MEAN_TEXT_CHARS) - SIGMA * SIGMA / 2
 
     def theme(self, rng: random.Random) -> dict:
         """What one session is about; its exchanges mostly stay on it."""
-        v = self.vocab
+        v = self.lexicon
         subject, aspect = rng.sample(v.nouns, 2)
         return {"concept": rng.randrange(len(CONCEPTS)), "subject": subject, "aspect": aspect,
                 "kind": rng.choice(tuple(KINDS)), "path": v.pick(rng, "file"),
                 "fn": v.pick(rng, "fn"), "cls": v.pick(rng, "cls"), "CONF": v.pick(rng, "CONF")}
 
     def _slots(self, rng: random.Random, theme: dict, kind: str) -> Slots:
-        v, lang = self.vocab, self.vocab.lang
+        v, lang = self.lexicon, self.lexicon.lang
         concept = theme["concept"] if rng.random() < 0.7 else rng.randrange(len(CONCEPTS))
         subject = theme["subject"]
         aspect = theme["aspect"] if rng.random() < 0.6 else rng.choice(v.nouns)
@@ -147,17 +147,17 @@ class Composer:
         parts = [rng.choice(firsts).format_map(slots)]
         size = len(parts[0])
         while size < length:
-            parts.append(rng.choice(NOTES).format_map(Slots(self.vocab, rng, slots.preset)))
+            parts.append(rng.choice(NOTES).format_map(Slots(self.lexicon, rng, slots.preset)))
             size += len(parts[-1]) + 1
         return " ".join(parts)
 
     def _filler(self, rng: random.Random, slots: Slots, room: int) -> Turn:
         note = None
         if rng.random() < 0.4:
-            note = rng.choice(NOTES).format_map(Slots(self.vocab, rng, slots.preset))
+            note = rng.choice(NOTES).format_map(Slots(self.lexicon, rng, slots.preset))
         r = rng.random()
         if r < 0.4:
-            tool = self._read(rng, self.vocab.pick(rng, "file"), room)
+            tool = self._read(rng, self.lexicon.pick(rng, "file"), room)
         elif r < 0.65:
             tool = self._grep(rng, room)
         elif r < 0.85:
@@ -169,13 +169,13 @@ class Composer:
     # -- tools, with the result text and toolUseResult Claude Code records for each ----------
 
     def _abs(self, rel: str) -> str:
-        return f"{self.vocab.cwd}/{rel}"
+        return f"{self.lexicon.cwd}/{rel}"
 
     def _code(self, rng: random.Random, n: int, first: str | None = None) -> list[str]:
         lines = [first] if first else []
         while len(lines) < n:
-            lines.append(rng.choice(self.vocab.lang.code).format_map(
-                Slots(self.vocab, rng, {})))
+            lines.append(rng.choice(self.lexicon.lang.code).format_map(
+                Slots(self.lexicon, rng, {})))
         return lines
 
     def _read(self, rng: random.Random, rel: str, room: int) -> ToolCall:
@@ -186,7 +186,7 @@ class Composer:
             "totalLines": n + rng.randint(0, 300)}})
 
     def _grep(self, rng: random.Random, room: int) -> ToolCall:
-        v = self.vocab
+        v = self.lexicon
         pattern = v.pick(rng, "fn")
         k = rng.randint(2, max(3, min(40, room // 90)))
         lines = [f"{self._abs(v.pick(rng, 'file'))}:{rng.randint(5, 900)}:"
@@ -199,7 +199,7 @@ class Composer:
                                                    "numLines": k})
 
     def _log_lines(self, rng: random.Random, slots: Slots, n: int) -> str:
-        return "\n".join(LOG_LINE.format_map(Slots(self.vocab, rng, slots.preset))
+        return "\n".join(LOG_LINE.format_map(Slots(self.lexicon, rng, slots.preset))
                          for _ in range(n))
 
     def _tail(self, rng: random.Random, slots: Slots, room: int) -> ToolCall:
@@ -210,14 +210,14 @@ class Composer:
                     {"stdout": out, "stderr": "", "interrupted": False, "isImage": False})
 
     def _glob(self, rng: random.Random, slots: Slots) -> ToolCall:
-        files = [self._abs(self.vocab.pick(rng, "file")) for _ in range(rng.randint(1, 12))]
+        files = [self._abs(self.lexicon.pick(rng, "file")) for _ in range(rng.randint(1, 12))]
         files = list(dict.fromkeys(files))
-        return ToolCall("Glob", {"pattern": f"**/*{slots['s']}*.{self.vocab.lang.ext}"},
+        return ToolCall("Glob", {"pattern": f"**/*{slots['s']}*.{self.lexicon.lang.ext}"},
                     "\n".join(files), {"filenames": files, "durationMs": rng.randint(3, 90),
                                        "numFiles": len(files), "truncated": False})
 
     def _bash(self, rng: random.Random, slots: Slots, *, failing: bool) -> ToolCall:
-        lang = self.vocab.lang
+        lang = self.lexicon.lang
         if failing:
             out = "Exit code 1\n" + lang.fail.format_map(slots)
             return ToolCall("Bash", {"command": slots["cmd"], "description": "Run the tests"}, out,
@@ -228,8 +228,8 @@ class Composer:
 
     def _change(self, rng: random.Random, slots: Slots, room: int) -> ToolCall:
         """The exchange's own change: a Write of its new file, or an Edit inside it."""
-        lang, path = self.vocab.lang, self._abs(slots["newpath"])
-        head = lang.code[0].format_map(Slots(self.vocab, rng, {"fn": slots["ident"]}))
+        lang, path = self.lexicon.lang, self._abs(slots["newpath"])
+        head = lang.code[0].format_map(Slots(self.lexicon, rng, {"fn": slots["ident"]}))
         lines = max(2, min(40, (room - 250) // 60))
         if slots["kind"] in ("feature", "refactor", "test") or rng.random() < 0.3:
             content = "\n".join(self._code(rng, rng.randint(2, lines), head))

@@ -16,7 +16,7 @@ from pathlib import Path
 
 from palace_lab.model import exchange_id_for
 from palace_lab.synth.composition import Composer, Turn
-from palace_lab.synth.vocabulary import PROJECTS, Vocab
+from palace_lab.synth.lexicon import PROJECTS, Lexicon
 
 SESSIONS_DIR = "claude_code"
 START = datetime(2025, 9, 1, 8, 0, tzinfo=timezone.utc)
@@ -193,8 +193,8 @@ class _SessionFile:
 
 def _write_session(rng: random.Random, composer: Composer, plan: _Plan,
                    folder: Path) -> tuple[list[_Made], _SessionFile, int]:
-    vocab = composer.vocab
-    out = _SessionFile(rng, plan, vocab.cwd, vocab.branch(rng))
+    lexicon = composer.lexicon
+    out = _SessionFile(rng, plan, lexicon.cwd, lexicon.branch(rng))
     theme = composer.theme(rng)
     made = []
     for i in range(plan.size):
@@ -202,7 +202,7 @@ def _write_session(rng: random.Random, composer: Composer, plan: _Plan,
         rid = out.request(ex.request, rng.uniform(0.2, 3.0) if i == 0 else rng.expovariate(1 / 9))
         for turn in ex.turns:
             out.response(turn)
-        made.append(_Made(exchange_id_for(plan.session_id, rid), vocab.name, ex.topic,
+        made.append(_Made(exchange_id_for(plan.session_id, rid), lexicon.name, ex.topic,
                           ex.facets))
     data = out.text().encode("utf-8")
     (folder / f"{plan.session_id}.jsonl").write_bytes(data)
@@ -216,7 +216,7 @@ def _write_sessions(root: Path, composers: dict[str, Composer], plans: list[_Pla
     stats: Counter = Counter()
     total = sum(p.size for p in plans)
     for plan in plans:
-        folder = root / composers[plan.project].vocab.folder
+        folder = root / composers[plan.project].lexicon.folder
         got, written, size = _write_session(rng, composers[plan.project], plan, folder)
         made.extend(got)
         stats.update(written.skipped)
@@ -241,9 +241,9 @@ def generate(out_dir: str | Path, *, exchanges: int = 14340, projects: int = 6, 
     if out.exists() and any(out.iterdir()):
         raise ValueError(f"{out} is not empty; synth writes only into an empty folder")
     taken: set[str] = set()  # shared, so a minted name is unique across projects too
-    composers = {s.name: Composer(Vocab(s, seed, taken)) for s in PROJECTS[:projects]}
+    composers = {s.name: Composer(Lexicon(s, seed, taken)) for s in PROJECTS[:projects]}
     for c in composers.values():
-        (out / SESSIONS_DIR / c.vocab.folder).mkdir(parents=True, exist_ok=True)
+        (out / SESSIONS_DIR / c.lexicon.folder).mkdir(parents=True, exist_ok=True)
     plans = _plan_sessions(random.Random(f"{seed}:plan"), exchanges, list(composers))
     made, stats = _write_sessions(out / SESSIONS_DIR, composers, plans, seed, progress)
     rows, qrels = _build_queries(random.Random(f"{seed}:queries"), made, queries)

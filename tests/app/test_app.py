@@ -39,7 +39,7 @@ def sample_source(tmp: Path) -> Path:
 def built(tmp_path_factory):
     """(palace file, sample folder): ingested, distilled by rules, the sample queries stored."""
     from palace_lab.distill import get_distiller
-    from palace_lab.distill.run import distill_palace
+    from palace_lab.distill.pipeline import distill_palace
     from palace_lab.experiments.query_sets import import_query_files
     from palace_lab.ingest import ingest_paths
     from palace_lab.store import Palace

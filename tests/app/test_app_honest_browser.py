@@ -28,7 +28,7 @@ def palace_db(tmp_path) -> Path:
     if not (sample / "queries.jsonl").is_file():
         pytest.skip("the bundled sample is not built (sample_data/queries.jsonl)")
     from palace_lab.distill import get_distiller
-    from palace_lab.distill.run import distill_palace
+    from palace_lab.distill.pipeline import distill_palace
     from palace_lab.evaluate.known_item import known_item_queries, save_known_items
     from palace_lab.ingest import ingest_paths
     from palace_lab.store import Palace

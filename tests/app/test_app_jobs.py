@@ -239,7 +239,7 @@ def test_uploads_leave_no_folder_behind():
 
 def test_figures_say_what_they_cover_for_a_partial_card_version(tmp_path, monkeypatch):
     from palace_lab.distill import get_distiller
-    from palace_lab.distill.run import distill_palace
+    from palace_lab.distill.pipeline import distill_palace
 
     with lab_palaces.build(tmp_path / "p.db") as palace:
         trial = get_distiller("rules", context_chars=30)

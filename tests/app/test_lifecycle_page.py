@@ -61,7 +61,7 @@ def test_the_tool_call_table_is_paged_heaviest_first_and_its_picker_holds_one_pa
     from streamlit.testing.v1 import AppTest
 
     from palace_lab.ingest import ingest_paths
-    from palace_lab.lifecycle.toolcalls import toolcall_table
+    from palace_lab.ingest.traffic.toolcalls import toolcall_table
     from palace_lab.store import Palace
 
     with Palace.open(tmp_path / "tools.db") as palace:
@@ -83,7 +83,7 @@ def test_the_tool_call_table_is_paged_heaviest_first_and_its_picker_holds_one_pa
     assert any(f"of {len(every):,}" in c.value for c in at.caption)
     import streamlit as st
 
-    from palace_lab.lifecycle import toolcalls
+    from palace_lab.ingest.traffic import toolcalls
 
     st.cache_data.clear()  # a fresh server reads the table back from disk
     monkeypatch.setattr(toolcalls, "toolcall_table", lambda *a, **k: pytest.fail("recomputed"))
@@ -97,7 +97,7 @@ def test_the_tool_call_table_is_paged_heaviest_first_and_its_picker_holds_one_pa
 
 def test_the_scatter_shows_an_even_sample_above_its_point_cap(monkeypatch):
     from palace_lab.charts import lifecycle as charts
-    from palace_lab.lifecycle.toolcalls import ToolCallRow
+    from palace_lab.ingest.traffic.toolcalls import ToolCallRow
 
     rows = [ToolCallRow(f"x{i}", None, None, "", 1, 100 + i, 10) for i in range(50)]
     assert len(charts.toolcall_scatter(rows).data[0].x) == 50

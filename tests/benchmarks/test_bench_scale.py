@@ -17,10 +17,10 @@ import bench_scale  # noqa: E402
 
 def test_a_family_that_ran_its_fallback_is_labelled_so(tiny):  # noqa: F811
     engine = SearchEngine(tiny[0], embedder="fake", inline_embed=0)
-    label = bench_scale.family_label("hnsw", engine.plan("hnsw:core"))
+    label = bench_scale.family_label("hnsw", engine.readiness("hnsw:core"))
     assert label == "hnsw (fallback: bm25:core; missing hnsw:core)"
     built = SearchEngine(tiny[0], embedder="fake")
-    assert bench_scale.family_label("hnsw", built.plan("hnsw:core")) == "hnsw"
+    assert bench_scale.family_label("hnsw", built.readiness("hnsw:core")) == "hnsw"
 
 
 def test_seed_approach_uses_stored_vectors_only(tiny):  # noqa: F811

@@ -136,3 +136,98 @@ def test_the_batch_api_has_modules_of_its_own():
         code = (ROOT / "palace_lab" / path).read_text()
         assert "batches.create" not in code and "batches.retrieve" not in code, path
         assert "STATE_PREFIX" not in code and "time.sleep" not in code, path
+
+
+# The steps of DESIGN's data flow, in order: a module may import its own step and earlier
+# ones, never a later one. Basics are the shared nouns and rules every step reads (values,
+# settings, files, text and token rules, redaction, the LLM adapters, the SQLite store).
+# Ingest includes segmenting and reading an exchange's tool traffic back; `request` is the
+# person's request as read from an ingested exchange. Budgets and rooms measure the layers
+# after evaluation; the lifecycle compresses and packs from all of them; the edges last.
+STEPS: tuple[tuple[str, frozenset[str]], ...] = tuple((name, frozenset(parts.split())) for name, parts in (
+    ("basics", "errors settings model paper files text tokens redact llm store"),
+    ("ingest", "ingest request"),
+    ("distill", "distill"),
+    ("index", "index"),
+    ("search", "search"),
+    ("evaluate", "evaluate"),
+    ("measure", "budget rooms"),
+    ("lifecycle", "lifecycle"),
+    ("experiments", "experiments charts"),
+    ("uses", "report bench agent synth"),
+    ("edges", "cli"),
+))
+
+
+def _step_of(module: str) -> int:
+    """The index in :data:`STEPS` of a dotted ``palace_lab.X…`` module (its top-level part)."""
+    top = module.split(".")[1] if module.count(".") else ""
+    for i, (_, parts) in enumerate(STEPS):
+        if top in parts:
+            return i
+    raise AssertionError(f"{module}: in no step of STEPS; place it in the data flow")
+
+
+def _module_name(path: Path) -> str:
+    parts = path.relative_to(ROOT).with_suffix("").parts
+    return ".".join(parts[:-1] if parts[-1] == "__init__" else parts)
+
+
+def _own_imports(source: str, module: str, is_package: bool = False) -> list[tuple[int, str]]:
+    """(line, module) of every palace_lab import in ``source`` (the code of ``module``), inside
+    functions and ``TYPE_CHECKING`` blocks included (``ast.walk`` sees the whole tree)."""
+    package = module.split(".") if is_package else module.split(".")[:-1]
+    found = []
+    for node in ast.walk(ast.parse(source)):
+        if isinstance(node, ast.Import):
+            found += [(node.lineno, a.name) for a in node.names]
+        elif isinstance(node, ast.ImportFrom):
+            base = node.module or ""
+            if node.level:
+                base = ".".join(package[:len(package) - node.level + 1] + ([base] if base else []))
+            found += [(node.lineno, f"{base}.{a.name}" if base == "palace_lab" else base)
+                      for a in node.names]
+    return [(line, name) for line, name in found if name.startswith("palace_lab.")]
+
+
+def test_every_module_has_a_step():
+    modules = [_module_name(p) for p in (ROOT / "palace_lab").rglob("*.py")]
+    for module in modules:
+        if module != "palace_lab":
+            _step_of(module)
+
+
+def test_no_step_imports_a_later_step():
+    """The data flow's order holds in the imports: ingest never reads the distiller, the index
+    never reads the lifecycle, and so on; an import inside a function counts as much as one at
+    the top (it only hides the circle)."""
+    offenders = []
+    for path in sorted((ROOT / "palace_lab").rglob("*.py")):
+        module = _module_name(path)
+        if module == "palace_lab":
+            continue
+        for line, imported in _own_imports(path.read_text(), module, path.name == "__init__.py"):
+            if _step_of(imported) > _step_of(module):
+                offenders.append(f"{path.relative_to(ROOT)}:{line} ({STEPS[_step_of(module)][0]}) "
+                                 f"imports {imported} ({STEPS[_step_of(imported)][0]})")
+    assert offenders == []
+
+
+def test_the_step_check_sees_imports_inside_functions():
+    """The checker itself: an import inside a function body is found, relative ones resolved."""
+    source = ("def f():\n    from palace_lab.budget import keep_budget\n"
+              "    from ..search import engine\n    from palace_lab import paper\n")
+    found = _own_imports(source, "palace_lab.distill.late")
+    assert found == [(2, "palace_lab.budget"), (3, "palace_lab.search"), (4, "palace_lab.paper")]
+    assert _step_of("palace_lab.budget") > _step_of("palace_lab.distill.late")
+
+
+MAX_MODULE_LINES = 400
+
+
+def test_no_core_module_is_over_400_lines():
+    """A module past ~300-400 lines holds more than one concept (docs/architecture.md, "House
+    rules"): split it by concept."""
+    sizes = {str(p.relative_to(ROOT)): len(p.read_text().splitlines())
+             for p in (ROOT / "palace_lab").rglob("*.py")}
+    assert {path: n for path, n in sizes.items() if n > MAX_MODULE_LINES} == {}

@@ -4,10 +4,10 @@ from __future__ import annotations
 
 import math
 
-from palace_lab.budget import (ExchangeBudget, budget_rows, fits_in_window, load_cost, palace_budget,
-                               summarize)
+from palace_lab.budget import (ExchangeBudget, budget_rows, fits_in_window, keep_budget, load_cost,
+                               palace_budget, summarize)
 from palace_lab.distill.rules import RulesDistiller
-from palace_lab.distill.run import distill_palace
+from palace_lab.distill.pipeline import distill_palace
 from palace_lab.ingest import ingest_paths
 from palace_lab.tokens import count_tokens, get_encoding
 
@@ -117,7 +117,7 @@ def test_distill_keeps_the_figures_and_a_budget_counts_only_what_changed(palace,
 
     ingest_paths(palace, [real_exports])
     sizes = _counting(monkeypatch)
-    made = distill_palace(palace, RulesDistiller())
+    made = distill_palace(palace, RulesDistiller(), keep=keep_budget)
     n = real_facts["exchanges"]
     assert made.made == n and sum(sizes) == n * 5  # each exchange's 2 layers, its card's 3
     sizes.clear()
@@ -127,7 +127,7 @@ def test_distill_keeps_the_figures_and_a_budget_counts_only_what_changed(palace,
     with palace.transaction() as tx:
         tx.execute("UPDATE exchanges SET verbatim=?, hash=? WHERE exchange_id=?",
                    (changed.verbatim, changed.hash, changed.exchange_id))
-    distill_palace(palace, RulesDistiller())
+    distill_palace(palace, RulesDistiller(), keep=keep_budget)
     # that exchange's verbatim and dialogue; its card's three layers only if the card changed
     assert sizes in ([1, 1], [1, 1, 1, 1, 1])
     sizes.clear()

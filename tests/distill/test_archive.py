@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from conftest import write_jsonl
 from palace_lab.distill import get_distiller
-from palace_lab.distill.run import distill_palace
+from palace_lab.distill.pipeline import distill_palace
 from palace_lab.ingest import ingest_paths
 
 SID = "7a1d0000-0000-4000-8000-0000000000cc"

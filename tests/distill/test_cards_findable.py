@@ -63,7 +63,7 @@ def test_keywords_round_trip_through_the_card():
 
 
 def test_keywords_are_stored_verified_and_searched(tmp_path):
-    from palace_lab.distill.run import distill_palace
+    from palace_lab.distill.pipeline import distill_palace
     from palace_lab.ingest import ingest_paths
     from palace_lab.search import SearchEngine
     from palace_lab.store import Palace

@@ -12,7 +12,7 @@ from tiny_palace import fill
 
 from palace_lab.distill import corpus
 from palace_lab.distill.rules import RulesDistiller
-from palace_lab.distill.run import distill_palace
+from palace_lab.distill.pipeline import distill_palace
 from palace_lab.distill.terms import corpus_stats
 from palace_lab.ingest.segment import segment
 from palace_lab.model import Conversation, Message
@@ -102,7 +102,7 @@ def test_unreadable_counts_are_counted_again(palace, large):
 def test_a_run_with_nothing_pending_counts_nothing(palace, monkeypatch):
     fill(palace, 3)
     distill_palace(palace, RulesDistiller())
-    monkeypatch.setattr("palace_lab.distill.run.palace_stats",
+    monkeypatch.setattr("palace_lab.distill.pipeline.palace_stats",
                         lambda p: pytest.fail("statistics counted for a run with nothing to do"))
     summary = distill_palace(palace, RulesDistiller())
     assert (summary.total, summary.cached) == (0, 3)

@@ -33,7 +33,7 @@ class Cent(Distiller):
 
 
 def test_pending_count_and_cost_of_the_whole_palace_and_of_a_sample(palace):
-    from palace_lab.distill.run import distill_palace
+    from palace_lab.distill.pipeline import distill_palace
 
     fill(palace, 3)
     ids = [e.exchange_id for e in palace.exchanges()]

@@ -11,12 +11,12 @@ from palace_lab.distill.rules import (
     RulesDistiller,
     best_window,
     context_candidates,
-    split_messages,
 )
-from palace_lab.distill.run import distill_palace
+from palace_lab.distill.pipeline import distill_palace
 from palace_lab.distill.spans import word_cost
 from palace_lab.distill.terms import corpus_stats
 from palace_lab.ingest import ingest_paths
+from palace_lab.ingest.segment import split_messages
 from palace_lab.model import ROOM_TYPES, Exchange
 from palace_lab.tokens import count_tokens
 

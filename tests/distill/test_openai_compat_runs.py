@@ -10,11 +10,11 @@ from pathlib import Path
 
 import pytest
 from openai_stub import OpenAIStub, first_user_text
-from test_distill_run import fill
+from test_distill_pipeline import fill
 
 from palace_lab.cli import main
 from palace_lab.distill.openai_compat import OpenAICompatDistiller
-from palace_lab.distill.run import distill_palace
+from palace_lab.distill.pipeline import distill_palace
 
 ROOT = Path(__file__).resolve().parents[2]
 MODEL = "llama3.2:1b"

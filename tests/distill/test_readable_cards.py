@@ -10,12 +10,13 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from palace_lab.distill.clauses import (core_parts, is_content_free, is_whole, sentences,
+from palace_lab.text.content import is_content_free
+from palace_lab.distill.clauses import (core_parts, is_whole, sentences,
                                         units)
 from palace_lab.distill.keywords import named_number
 from palace_lab.distill.noise import is_blob_line, is_noise
 from palace_lab.distill.rules import CEILING, RulesDistiller
-from palace_lab.distill.run import distill_palace
+from palace_lab.distill.pipeline import distill_palace
 from palace_lab.distill.terms import corpus_stats
 from palace_lab.ingest import ingest_paths
 from palace_lab.model import Exchange

@@ -5,7 +5,7 @@ import json
 import pytest
 from anthropic_stub import AnthropicStub, answer
 
-from palace_lab.errors import BudgetExceededError
+from palace_lab.errors import CostCapExceededError
 from palace_lab.evaluate.grader import (
     GRADE_SCHEMA, MARKER, RUBRIC, TOOL_NAME, GradeItem, consensus, estimate_grading_cost, grade,
     grade_with, items_for, majority_grade, median_grade, save_grades, user_text,
@@ -31,7 +31,7 @@ class FakeClient:
     def call_json(self, system, user, schema, **options):
         self.calls.append((system, user, schema, options))
         if self.budget_after is not None and len(self.calls) > self.budget_after:
-            raise BudgetExceededError("the cost cap of $0.0100 would be exceeded")
+            raise CostCapExceededError("the cost cap of $0.0100 would be exceeded")
         eid = user.split("Exchange ", 1)[1].split(":", 1)[0]
         if eid in self.fail:
             return LLMResult(None, "$.grade: 5 is not one of [0, 1, 2, 3]", cost_usd=0.001)

@@ -5,7 +5,7 @@ from __future__ import annotations
 import lab_palaces
 from palace_lab.experiments import card_versions as cv
 from palace_lab.distill import get_distiller
-from palace_lab.distill.run import distill_palace
+from palace_lab.distill.pipeline import distill_palace
 from palace_lab.index.embed import FakeEmbedder
 
 

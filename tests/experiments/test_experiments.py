@@ -1,4 +1,4 @@
-"""Query sets in the palace, the evaluation report of many modes, the query-vector memo."""
+"""Query sets in the palace, the evaluation report of many modes, the recent query vectors."""
 
 from __future__ import annotations
 
@@ -8,7 +8,7 @@ import pytest
 import lab_palaces
 from palace_lab.experiments import query_sets as experiments
 from palace_lab.index.embed import FakeEmbedder
-from palace_lab.index.memo import MemoEmbedder
+from palace_lab.index.recent import RecentEmbedder
 from palace_lab.evaluate.io import write_qrels, write_queries
 from palace_lab.search import SearchEngine
 
@@ -91,13 +91,13 @@ def test_memo_embedder_embeds_each_text_once_and_keeps_the_name():
             calls.append(list(texts))
             return super().embed_batch(texts)
 
-    memo = MemoEmbedder(Counting(), size=2)
-    assert memo.name == FakeEmbedder().name and memo.dim == 384
-    a = memo.embed_batch(["x", "y", "x"])
-    b = memo.embed_batch(["y", "x"])
+    recent = RecentEmbedder(Counting(), size=2)
+    assert recent.name == FakeEmbedder().name and recent.dim == 384
+    a = recent.embed_batch(["x", "y", "x"])
+    b = recent.embed_batch(["y", "x"])
     assert calls == [["x", "y"]]
     assert np.allclose(a[0], b[1]) and np.allclose(a[0], FakeEmbedder().embed_batch(["x"])[0])
-    memo.embed_batch(["z"])  # evicts the oldest
-    memo.embed_batch(["x"])
+    recent.embed_batch(["z"])  # evicts the oldest
+    recent.embed_batch(["x"])
     assert calls[-1] == ["x"]
-    assert memo.embed_batch([]).shape == (0, 384)
+    assert recent.embed_batch([]).shape == (0, 384)

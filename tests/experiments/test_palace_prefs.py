@@ -32,7 +32,7 @@ def test_the_main_version_is_the_pick_the_saved_one_or_the_one_with_most_cards(t
 
     from palace_lab.distill import get_distiller
     from palace_lab.distill.base import DistillOutcome
-    from palace_lab.distill.run import distill_palace
+    from palace_lab.distill.pipeline import distill_palace
     from palace_lab.experiments import story
     from palace_lab.model import DistilledCard
     from palace_lab.store import Palace

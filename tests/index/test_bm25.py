@@ -8,7 +8,7 @@ import numpy as np
 import pytest
 
 from palace_lab.index.bm25 import BM25Index, lucene_idf
-from palace_lab.index.tokenize import Tokenizer, TokenizerSettings
+from palace_lab.text.tokenize import Tokenizer, TokenizerSettings
 
 PLAIN = TokenizerSettings(stemmer=None, stopwords=None, split_compounds=False, min_len=1)
 DOCS = ["redis cache redis", "postgres pool", "redis pool timeout retry"]

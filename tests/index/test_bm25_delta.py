@@ -14,7 +14,7 @@ from conftest import write_jsonl
 
 from palace_lab.index import bm25_delta
 from palace_lab.index.bm25 import BM25Index
-from palace_lab.index.tokenize import Tokenizer
+from palace_lab.text.tokenize import Tokenizer
 from palace_lab.ingest import ingest_paths
 from palace_lab.search import SearchEngine
 

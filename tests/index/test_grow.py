@@ -104,13 +104,13 @@ def test_too_many_new_texts_search_the_previous_index_behind(tiny, tmp_path):  #
         tx.execute("DELETE FROM exchanges WHERE exchange_id=?", (gone,))
     engine = SearchEngine(palace, embedder="fake", inline_embed=0)
     answer = engine.answer("platypus csv dtype", "hnsw:verbatim", k=10)
-    assert [str(r) for r in answer.plan.behind] == ["hnsw:verbatim"] and not answer.plan.missing
-    assert answer.plan.behind_pending == (1,) and "behind" in answer.plan.note()
+    assert [str(r) for r in answer.readiness.behind] == ["hnsw:verbatim"] and not answer.readiness.missing
+    assert answer.readiness.behind_pending == (1,) and "behind" in answer.readiness.note()
     found = {h.conversation_id for h in answer.hits}
     assert "c-csv" not in found and "c-new" not in found and found  # the old rows, less gone
     assert not engine.indexes.is_cached("verbatim", "hnsw")  # nothing was embedded
     fused = engine.answer("platypus cache warm", DEFAULT_MODE, k=3)
-    assert fused.plan.behind and fused.hits[0].conversation_id == "c-new"  # through BM25
+    assert fused.readiness.behind and fused.hits[0].conversation_id == "c-new"  # through BM25
     engine.prepare(["hnsw:verbatim"])
-    assert not engine.plan("hnsw:verbatim").degraded
+    assert not engine.readiness("hnsw:verbatim").degraded
     assert "c-new" in {h.conversation_id for h in engine.search("platypus", "hnsw:verbatim")}

@@ -18,7 +18,7 @@ import pytest
 from conftest import write_jsonl
 
 from palace_lab.distill.rules import RulesDistiller
-from palace_lab.distill.run import distill_palace
+from palace_lab.distill.pipeline import distill_palace
 from palace_lab.index import bm25_delta, grow
 from palace_lab.index.embed import get_embedder, pending_embeddings
 from palace_lab.index.layers import layer_sources

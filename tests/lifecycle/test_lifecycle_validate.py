@@ -22,7 +22,7 @@ def statuses(v):
 
 
 def test_the_facts_of_a_text():
-    facts = {(f.kind, f.text, f.level) for f in extract_facts(ORIGINAL)}
+    facts = {(f.kind, f.text, f.importance) for f in extract_facts(ORIGINAL)}
     assert facts == {
         ("config", "pool_size=20", "critical"),
         ("decision", "We decided to set pool_size=20 because the load test exhausted connections.",
@@ -89,7 +89,7 @@ def test_a_near_identifier_is_distorted_and_a_short_form_is_not():
 ])
 def test_importance_rules(sentence, speaker, expected):
     t = tag(sentence, speaker)
-    assert (t.level, t.kind, t.rule) == expected
+    assert (t.importance, t.kind, t.rule) == expected
 
 
 @pytest.mark.parametrize("sentence,reason", [

@@ -21,7 +21,7 @@ from palace_lab.distill.prompt import (
     check_template,
     prompt_hash,
 )
-from palace_lab.errors import BatchPendingError, BudgetExceededError, DistillError
+from palace_lab.errors import BatchPendingError, CostCapExceededError, DistillError
 from palace_lab.llm.client import (
     LLMClient,
     Usage,
@@ -230,7 +230,7 @@ def test_the_cost_cap_stops_the_run_and_keeps_what_was_done(stub, concurrency):
     cap = 0.01
     d = distiller(stub, max_cost_usd=cap, max_concurrency=concurrency)
     assert d.estimate_cost([exchange(i) for i in range(10)]) < 0.05
-    with pytest.raises(BudgetExceededError) as caught:
+    with pytest.raises(CostCapExceededError) as caught:
         d.distill_batch([exchange(i) for i in range(10)], stats=STATS)
     assert isinstance(caught.value, BudgetStoppedError)
     done = [o for o in caught.value.outcomes if o is not None]
@@ -258,12 +258,12 @@ def test_prices_costs_and_estimates_by_hand(tmp_path):
 def test_run_bounded_stops_new_work_after_a_budget_error():
     def work(i):
         if i == 2:
-            raise BudgetExceededError("cap")
+            raise CostCapExceededError("cap")
         return i
 
     run = run_bounded(work, list(range(6)), max_concurrency=1)
     assert run.results == [0, 1, None, None, None, None]
-    assert isinstance(run.error, BudgetExceededError)
+    assert isinstance(run.error, CostCapExceededError)
 
 
 # ------------------------------------------------------------------------------ batches
@@ -330,7 +330,7 @@ def test_an_interrupted_batch_is_resumed_from_state_without_resubmitting(stub):
 
 def test_a_batch_over_the_cap_is_never_submitted(stub):
     d = distiller(stub, use_batches=True, max_cost_usd=0.0001)
-    with pytest.raises(BudgetExceededError):
+    with pytest.raises(CostCapExceededError):
         d.distill_batch([exchange(i) for i in range(5)], stats=STATS)
     assert stub.requests == [] and d.spent_usd == 0
 

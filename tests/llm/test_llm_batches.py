@@ -6,7 +6,7 @@ from __future__ import annotations
 import pytest
 from anthropic_stub import AnthropicStub, answer, error, expired
 
-from palace_lab.errors import BudgetExceededError
+from palace_lab.errors import CostCapExceededError
 from palace_lab.llm.batches import MessageBatches
 from palace_lab.llm.client import LLMClient, Tool, dollar_cost, resolve_prices
 
@@ -58,7 +58,7 @@ def test_a_batch_is_polled_until_it_ends_and_unanswered_items_have_no_reply():
 def test_a_batch_over_the_cap_is_never_submitted_and_holds_nothing():
     with AnthropicStub() as stub:
         batches = batches_of(stub, max_cost_usd=1e-6)
-        with pytest.raises(BudgetExceededError):
+        with pytest.raises(CostCapExceededError):
             batches.submit([item(batches, "q1", "a long question " * 50)])
         assert not stub.calls("POST", "/v1/messages/batches")
     assert batches.client.spent_usd == 0.0

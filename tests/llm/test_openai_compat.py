@@ -22,7 +22,7 @@ from palace_lab.distill.base import CorpusStats
 from palace_lab.distill.llm_distiller import BudgetStoppedError
 from palace_lab.distill.openai_compat import OpenAICompatDistiller
 from palace_lab.distill.prompt import CARD_SCHEMA, DEFAULT_TEMPLATE, INSTRUCTIONS, prompt_hash
-from palace_lab.errors import BudgetExceededError, DistillError
+from palace_lab.errors import CostCapExceededError, DistillError
 from palace_lab.llm.base import StructuredClient
 from palace_lab.llm.openai import OpenAICompatClient, api_base, list_models, parse_answer
 
@@ -233,7 +233,7 @@ def test_the_cost_cap_holds_when_prices_are_given(stub, concurrency):
     prices = {MODEL: {"input": 100.0, "output": 100.0}}  # USD per Mtok: make the cap bite
     d = distiller(stub, prices=prices, max_cost_usd=1.0, max_concurrency=concurrency)
     assert d.estimate_cost([exchange(i) for i in range(10)]) > 1.0
-    with pytest.raises(BudgetExceededError) as caught:
+    with pytest.raises(CostCapExceededError) as caught:
         d.distill_batch([exchange(i) for i in range(10)], stats=STATS)
     assert isinstance(caught.value, BudgetStoppedError)
     done = [o for o in caught.value.outcomes if o is not None]

@@ -33,7 +33,7 @@ def test_builds_the_missing_run_then_the_full_mode_runs(tiny, tmp_path):  # noqa
     assert "built in the background: hnsw:verbatim" in status.note()
     assert not engine.building
     answer = engine.answer("zebrafish quokka", DEFAULT_MODE, k=3)  # the searching engine
-    assert not answer.plan.degraded
+    assert not answer.readiness.degraded
     assert not build.start([DEFAULT_MODE])  # nothing lacks any more
 
 
@@ -59,12 +59,12 @@ def test_while_building_searches_use_what_exists_and_say_so(tiny, tmp_path):  # 
     assert build.running and not build.start([DEFAULT_MODE])  # one build at a time
     assert engine.building == {VERBATIM: 3}  # the texts left, from the build's progress
     answer = engine.answer("zebrafish quokka", DEFAULT_MODE, k=3)
-    assert answer.plan.missing == (VERBATIM,) and answer.plan.pending == (3,)
+    assert answer.readiness.missing == (VERBATIM,) and answer.readiness.pending == (3,)
     assert "building hnsw:verbatim in the background (embedding verbatim 1/4)" == \
         build.status.note()
     release.set()
     build.join(30)
-    assert not engine.answer("zebrafish quokka", DEFAULT_MODE, k=3).plan.degraded
+    assert not engine.answer("zebrafish quokka", DEFAULT_MODE, k=3).readiness.degraded
 
 
 def test_a_failed_build_is_reported_and_searches_go_on(tiny):  # noqa: F811
@@ -78,7 +78,7 @@ def test_a_failed_build_is_reported_and_searches_go_on(tiny):  # noqa: F811
     build.join(30)
     assert "stopped: disk full" in build.status.note() and not build.running
     assert not engine.building
-    assert engine.answer("quokka", DEFAULT_MODE, k=2).plan.missing == (VERBATIM,)
+    assert engine.answer("quokka", DEFAULT_MODE, k=2).readiness.missing == (VERBATIM,)
 
 
 def test_status_note_lists_what_comes_next():
@@ -161,7 +161,7 @@ def test_the_app_builds_in_a_niced_child_process_and_searches_see_its_index(tiny
     assert ticks and all(isinstance(n, int) for _, n, _ in ticks)
     if sys.platform.startswith("linux"):
         assert seen["nice"] == min(os.getpriority(os.PRIO_PROCESS, 0) + NICE, 19)
-    assert not engine.answer("zebrafish quokka", DEFAULT_MODE, k=3).plan.degraded
+    assert not engine.answer("zebrafish quokka", DEFAULT_MODE, k=3).readiness.degraded
 
 
 def test_a_failed_child_build_says_why(tmp_path):

@@ -17,7 +17,7 @@ from conftest import write_jsonl
 from marker_palace import MARKERS, TARGET, _put_cards, _records, tiny  # noqa: F401  (fixture)
 
 from palace_lab.errors import SearchError
-from palace_lab.index.tokenize import Tokenizer
+from palace_lab.text.tokenize import Tokenizer
 from palace_lab.ingest import ingest_paths
 from palace_lab.index.layers import LAYERS, layer_texts
 from palace_lab.search import SearchEngine, list_modes, parse_mode

@@ -147,7 +147,7 @@ def test_ids_and_hashes_are_read_from_covering_indexes(palace):
     from tiny_palace import fill
 
     from palace_lab.distill.rules import RulesDistiller
-    from palace_lab.distill.run import distill_palace
+    from palace_lab.distill.pipeline import distill_palace
 
     fill(palace, 3)
     distill_palace(palace, RulesDistiller())
@@ -194,7 +194,7 @@ def test_card_rooms_are_the_cards_rooms_in_card_order(palace, real_exports):
     """The Rooms page counts rooms from this light read (1.9 s against 5.6 s for the cards at
     50,000): the same rooms, in the same order, so ties of labels break the same way."""
     from palace_lab.distill.rules import RulesDistiller
-    from palace_lab.distill.run import distill_palace
+    from palace_lab.distill.pipeline import distill_palace
     from palace_lab.ingest import ingest_paths
     from palace_lab.rooms import room_stats
 
@@ -212,7 +212,7 @@ def test_fingerprints_are_read_once_per_state_of_the_file(palace, tmp_path):
     from tiny_palace import fill
 
     from palace_lab.distill.rules import RulesDistiller
-    from palace_lab.distill.run import distill_palace
+    from palace_lab.distill.pipeline import distill_palace
     from palace_lab.index.cache import cards_fingerprint
 
     fill(palace, 3)

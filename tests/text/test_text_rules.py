@@ -46,10 +46,10 @@ def _digest(items) -> str:
 
 
 def _rules() -> dict:
-    from palace_lab.distill.clauses import content_words
+    from palace_lab.text.content import content_words
     from palace_lab.distill.terms import terms
     from palace_lab.evaluate.known_item import _content_words
-    from palace_lab.index.tokenize import Tokenizer
+    from palace_lab.text.tokenize import Tokenizer
     from palace_lab.lifecycle.facts import quantity_key
     from palace_lab.store.contents import query_terms
 

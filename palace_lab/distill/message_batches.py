@@ -23,7 +23,7 @@ from collections.abc import Callable, MutableMapping, Sequence
 
 from palace_lab.distill.llm_distiller import CARD_TOOL, Job
 from palace_lab.distill.prompt import INSTRUCTIONS
-from palace_lab.errors import BatchPendingError, BudgetExceededError
+from palace_lab.errors import BatchPendingError, CostCapExceededError
 from palace_lab.llm.base import LLMResult
 from palace_lab.llm.batches import MessageBatches
 from palace_lab.model import Exchange
@@ -35,7 +35,7 @@ BATCH_MAX_BYTES = 128 * 1024 * 1024
 PER_REQUEST_OVERHEAD_BYTES = len(INSTRUCTIONS) + len(json.dumps(CARD_TOOL.definition())) + 200
 
 
-class BatchRun:
+class BatchSubmission:
     """The batch half of one distiller's runs: what was submitted, what was read."""
 
     def __init__(self, *, version: str, state: MutableMapping[str, str],
@@ -78,7 +78,7 @@ class BatchRun:
                  if x.exchange_id not in unsent and not self.submitted(x)]
         try:
             self._submit(batches, list(unsent.values()) + ahead)
-        except BudgetExceededError:
+        except CostCapExceededError:
             rest = [j for j in unsent.values() if not self.submitted(j.exchange)]
             if not ahead or not rest:
                 raise

@@ -2,13 +2,13 @@
 
 The reader names each tool row by its subject ("tool_call · Read · src/app.py", "tool_call ·
 Bash · pytest -q") instead of its size alone. The call is read the way the tool-call block
-reads it (:func:`palace_lab.lifecycle.traffic.parse_call`), so both agree on every agent's
+reads it (:func:`palace_lab.ingest.traffic.uses.parse_call`), so both agree on every agent's
 tools:
 
 - a shell call: its command, cleaned as the block cleans it (first line, no output plumbing,
-  no leading ``cd ROOT &&``, at most 90 characters: :func:`~palace_lab.lifecycle.toolcalls.clean_command`);
+  no leading ``cd ROOT &&``, at most 90 characters: :func:`~palace_lab.ingest.traffic.toolcalls.clean_command`);
 - an edit or a read: its first path relative to the project root (the block's
-  :func:`~palace_lab.lifecycle.toolcalls.infer_root`), with ``(+N)`` when it names more;
+  :func:`~palace_lab.ingest.traffic.toolcalls.infer_root`), with ``(+N)`` when it names more;
 - any other call: its description, query, URL or prompt (80 characters); else nothing.
 
 A tool result carries the subject of the call it answers when the source paired them
@@ -20,8 +20,8 @@ from __future__ import annotations
 from collections.abc import Sequence
 
 from palace_lab.files import normalise_path
-from palace_lab.lifecycle.toolcalls import clean_command, infer_root
-from palace_lab.lifecycle.traffic import ToolUse, parse_call
+from palace_lab.ingest.traffic.toolcalls import clean_command, infer_root
+from palace_lab.ingest.traffic.uses import ToolUse, parse_call
 from palace_lab.model import Message
 from palace_lab.redact import redact_text
 

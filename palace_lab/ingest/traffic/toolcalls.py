@@ -21,7 +21,7 @@ Invariants:
 - Commands are shown by their first line without output plumbing (``2>&1``, ``| tail -N``,
   ``| head -N``) or a leading ``cd ROOT &&``, cut to ``COMMAND_CHARS`` (90) characters,
   deduplicated after that clean-up, in order.
-- Each check (see :mod:`palace_lab.lifecycle.checks`) reports its *final* run; the error line
+- Each check (see :mod:`palace_lab.ingest.traffic.checks`) reports its *final* run; the error line
   is the decisive one of that run when it failed, or of the last failing run it fixed.
 - ``tokens_before`` counts every tool_call and tool_result text of the exchange (each message
   counted on its own, summed); ``tokens_after`` counts the block; both with the real tokenizer.
@@ -38,9 +38,10 @@ from functools import lru_cache
 from typing import TYPE_CHECKING
 
 from palace_lab.files import normalise_path
-from palace_lab.lifecycle.checks import CheckRun, check_kinds, outcome
-from palace_lab.lifecycle.shell import strip_heredocs
-from palace_lab.lifecycle.traffic import ToolUse, read_traffic, tool_counts
+from palace_lab.ingest.segment import split_messages
+from palace_lab.ingest.traffic.checks import CheckOutcome, check_kinds, outcome
+from palace_lab.ingest.traffic.shell import strip_heredocs
+from palace_lab.ingest.traffic.uses import ToolUse, read_traffic, tool_counts
 from palace_lab.model import Exchange, Message, content_hash
 from palace_lab.store.memo import Memo, code_version
 from palace_lab.tokens import DEFAULT_ENCODING, count_tokens
@@ -64,7 +65,7 @@ class ToolCallSummary:
     rejected: tuple[str, ...] = ()
     commands: tuple[str, ...] = ()
     notes: tuple[str, ...] = ()
-    checks: tuple[CheckRun, ...] = ()
+    checks: tuple[CheckOutcome, ...] = ()
     block: str = ""
     tokens_before: int = 0
     tokens_after: int = 0
@@ -74,7 +75,7 @@ class ToolCallSummary:
         """tokens_before / tokens_after (None without tool traffic)."""
         return self.tokens_before / self.tokens_after if self.tokens_after else None
 
-    def final_checks(self) -> dict[str, CheckRun]:
+    def final_checks(self) -> dict[str, CheckOutcome]:
         """The last run of each check kind."""
         return {run.kind: run for run in self.checks}
 
@@ -153,7 +154,7 @@ def _files(uses: Sequence[ToolUse], root: str | None) -> tuple[list[str], list[s
     return modified, read, [p for p in _ordered(refused) if p not in changes]
 
 
-def _check_runs(uses: Sequence[ToolUse], root: str | None) -> list[CheckRun]:
+def _check_outcomes(uses: Sequence[ToolUse], root: str | None) -> list[CheckOutcome]:
     runs = []
     for u in uses:
         kinds = check_kinds(u.command) if u.kind == "shell" else ()
@@ -164,7 +165,7 @@ def _check_runs(uses: Sequence[ToolUse], root: str | None) -> list[CheckRun]:
     return runs
 
 
-def check_lines(runs: Sequence[CheckRun]) -> list[str]:
+def check_lines(runs: Sequence[CheckOutcome]) -> list[str]:
     """One line per check kind: its final run, failing runs before it, the decisive error."""
     lines = []
     for kind in _ordered(r.kind for r in runs):
@@ -196,7 +197,7 @@ def summarize(messages: Sequence[Message], *, files_touched: Sequence[str] = (),
     notes = (f"{u.tool}: {u.note}" for u in visible if u.note)
     summary = ToolCallSummary(len(uses), tuple(tool_counts(uses)), tuple(modified), tuple(read),
                               tuple(rejected), tuple(_ordered(c for c in commands if c)),
-                              tuple(_ordered(notes)), tuple(_check_runs(visible, root)))
+                              tuple(_ordered(notes)), tuple(_check_outcomes(visible, root)))
     block = summary.render()
     before = after = 0
     if count:
@@ -262,9 +263,9 @@ def toolcall_table(palace: Palace, *, encoding: str = DEFAULT_ENCODING) -> list[
 
 @lru_cache(maxsize=1)
 def _version() -> str:
-    return code_version(__name__, "palace_lab.lifecycle.checks", "palace_lab.lifecycle.shell",
-                        "palace_lab.lifecycle.traffic", "palace_lab.files", "palace_lab.model",
-                        "palace_lab.tokens")
+    return code_version(__name__, "palace_lab.ingest.traffic.checks", "palace_lab.ingest.traffic.shell",
+                        "palace_lab.ingest.traffic.uses", "palace_lab.ingest.segment", "palace_lab.files",
+                        "palace_lab.model", "palace_lab.tokens")
 
 
 def toolcall_stats(rows: Sequence[ToolCallRow], *, min_tokens: int = TOOL_HEAVY_TOKENS) -> dict:
@@ -291,8 +292,6 @@ _LABELS = {"tool call": "tool_call", "tool result": "tool_result", "user": "user
 
 def messages_from_verbatim(exchange: Exchange) -> list[Message]:
     """Messages rebuilt from the exchange's rendered text (no ids: results pair in order)."""
-    from palace_lab.distill.rules import split_messages
-
     out = []
     for i, (label, text) in enumerate(split_messages(exchange.verbatim)):
         name = label[len("tool call "):] if label.startswith("tool call ") else None

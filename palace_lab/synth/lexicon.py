@@ -1,5 +1,5 @@
 """What the synthetic history says: projects, their identifiers, paths and errors drawn with
-Zipf weights (:class:`Vocab`), and the sentence templates of requests, notes and answers."""
+Zipf weights (:class:`Lexicon`), and the sentence templates of requests, notes and answers."""
 
 from __future__ import annotations
 
@@ -262,15 +262,15 @@ def _zipf(n: int) -> list[float]:
 
 
 class Slots(dict):
-    """Template values: preset ones, and any other name drawn from the vocabulary on first use."""
+    """Template values: preset ones, and any other name drawn from the lexicon on first use."""
 
-    def __init__(self, vocab: "Vocab", rng: random.Random, preset: dict):
+    def __init__(self, lexicon: "Lexicon", rng: random.Random, preset: dict):
         super().__init__(preset)
-        self.vocab, self.rng = vocab, rng
+        self.lexicon, self.rng = lexicon, rng
         self.preset = dict(preset)  # the exchange's fixed values, for prose drawn afresh
 
     def __missing__(self, key: str) -> str:
-        value = self.vocab.pick(self.rng, key.rstrip("0123456789"))
+        value = self.lexicon.pick(self.rng, key.rstrip("0123456789"))
         self[key] = value
         return value
 
@@ -279,11 +279,11 @@ class Slots(dict):
             _ = self[key]  # a missing key is drawn and kept
 
 
-class Vocab:
+class Lexicon:
     """One project's names: common ones drawn with Zipf weights, minted ones used only once."""
 
     def __init__(self, spec: ProjectSpec, seed: int, taken: set[str]):
-        rng = random.Random(f"{seed}:vocab:{spec.name}")
+        rng = random.Random(f"{seed}:lexicon:{spec.name}")
         self.name, self.nouns, self.lang = spec.name, spec.nouns, LANGS[spec.language]
         self.cwd = f"/home/dev/src/{spec.name}"
         self.folder = self.cwd.replace("/", "-")
@@ -330,7 +330,7 @@ class Vocab:
             return f"{rng.randint(*SMALL_NUMBERS[key]):02d}"
         if key == "level":
             return rng.choice(("INFO", "INFO", "DEBUG", "WARN", "ERROR"))
-        raise KeyError(f"template names {key!r}, which the vocabulary does not know")
+        raise KeyError(f"template names {key!r}, which the lexicon does not know")
 
     def _mint(self, rng: random.Random, make: Callable[[], str]) -> str:
         for _ in range(1000):
@@ -338,7 +338,7 @@ class Vocab:
             if value not in self.taken:
                 self.taken.add(value)
                 return value
-        raise RuntimeError("vocabulary exhausted; lower the number of exchanges per project")
+        raise RuntimeError("lexicon exhausted; lower the number of exchanges per project")
 
     def mint_ident(self, rng: random.Random, subject: str) -> str:
         return self._mint(rng, lambda: _case(

@@ -79,7 +79,8 @@ def build_palace(bench: Benchmark, db: str | Path, *, distiller: str = "rules",
                  progress: Callable[[str], None] | None = None):
     """A palace at ``db`` holding the benchmark's conversations, every exchange distilled."""
     from palace_lab.distill import get_distiller
-    from palace_lab.distill.run import distill_palace
+    from palace_lab.distill.pipeline import distill_palace
+    from palace_lab.budget import keep_budget
     from palace_lab.ingest import ingest_paths
     from palace_lab.store import Palace
 
@@ -92,7 +93,7 @@ def build_palace(bench: Benchmark, db: str | Path, *, distiller: str = "rules",
     ingest_paths(palace, [source], "palace-jsonl")
     if progress:
         progress(f"{bench.name}: {palace.count('exchanges')} exchanges ingested; distilling")
-    distill_palace(palace, get_distiller(distiller))
+    distill_palace(palace, get_distiller(distiller), keep=keep_budget)
     return palace
 
 

@@ -5,8 +5,8 @@ from __future__ import annotations
 import pytest
 from lifecycle_data import ROOT, call, claude_code_exchange, codex_exchange, msg, result
 
-from palace_lab.lifecycle.checks import check_kinds, outcome
-from palace_lab.lifecycle.toolcalls import (exchange_toolcalls, messages_from_verbatim, summarize,
+from palace_lab.ingest.traffic.checks import check_kinds, outcome
+from palace_lab.ingest.traffic.toolcalls import (exchange_toolcalls, messages_from_verbatim, summarize,
                                             toolcall_stats, toolcall_table)
 from palace_lab.tokens import count_tokens
 
@@ -126,7 +126,7 @@ def test_real_tool_heavy_exchanges_compress_at_least_tenfold(real_exports, tmp_p
 def test_the_table_is_kept_and_only_changed_exchanges_are_compressed_again(real_exports, tmp_path,
                                                                            monkeypatch):
     from palace_lab.ingest import ingest_paths
-    from palace_lab.lifecycle import toolcalls
+    from palace_lab.ingest.traffic import toolcalls
     from palace_lab.store import Palace
 
     with Palace.open(tmp_path / "real.db") as palace:

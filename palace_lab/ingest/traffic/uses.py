@@ -16,7 +16,7 @@ from collections import Counter
 from collections.abc import Sequence
 from dataclasses import dataclass, field
 
-from palace_lab.lifecycle.shell import BASH_INPUT, patch_files, shell_command, shell_files
+from palace_lab.ingest.traffic.shell import BASH_INPUT, patch_files, shell_command, shell_files
 from palace_lab.model import Message
 
 EDIT_TOOLS = frozenset("edit multiedit write notebookedit apply_patch create_file write_file "

@@ -4,8 +4,8 @@ from __future__ import annotations
 
 from person_palace import person_palace
 
-from palace_lab.lifecycle.subject import subject, tool_subjects
-from palace_lab.lifecycle.traffic import parse_call
+from palace_lab.ingest.traffic.subject import subject, tool_subjects
+from palace_lab.ingest.traffic.uses import parse_call
 from palace_lab.model import Message
 from palace_lab.store import Palace
 

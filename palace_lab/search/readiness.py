@@ -39,8 +39,8 @@ BEHIND_EMBED_LIMIT = 32
 
 
 @dataclass(frozen=True)
-class Plan:
-    """``asked``: the mode requested; ``used``: the mode run; ``missing``: runs left out, each
+class Readiness:
+    """What a search of one mode can run right now. ``asked``: the mode requested; ``used``: the mode run; ``missing``: runs left out, each
     with how many texts its layer still has to embed (``pending``)."""
 
     asked: Mode

@@ -5,8 +5,8 @@ from __future__ import annotations
 from tiny_palace import fill
 
 from palace_lab.distill.base import Distiller, DistillOutcome
-from palace_lab.distill.run import distill_palace
-from palace_lab.errors import BatchPendingError, BudgetExceededError
+from palace_lab.distill.pipeline import distill_palace
+from palace_lab.errors import BatchPendingError, CostCapExceededError
 from palace_lab.model import DistilledCard, Room
 
 
@@ -29,7 +29,7 @@ class Capped(Distiller):
         self.calls += 1
         if self.calls == 1:
             return [card(e, self.version) for e in exchanges]
-        exc = BudgetExceededError("cost cap of $0.03 reached")
+        exc = CostCapExceededError("cost cap of $0.03 reached")
         exc.outcomes = [card(exchanges[0], self.version), None]
         raise exc
 

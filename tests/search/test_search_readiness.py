@@ -11,7 +11,7 @@ from marker_palace import tiny  # noqa: F401  (fixture)
 from palace_lab.cli import main
 from palace_lab.search import DEFAULT_MODE, SearchEngine, parse_mode
 from palace_lab.search.modes import PureMode
-from palace_lab.search.plan import substitute
+from palace_lab.search.readiness import substitute
 
 LIGHTER = "wrrf(bm25:verbatim=0.5,bm25:core+keywords=0.3;k=10)"  # the default without hnsw:verbatim
 
@@ -35,10 +35,10 @@ def test_missing_layer_is_left_out_and_named(tiny):  # noqa: F811
     palace = tiny[0]
     engine = SearchEngine(palace, embedder="fake", inline_embed=0)
     answer = engine.answer("zebrafish quokka", DEFAULT_MODE, k=3)
-    assert [str(r) for r in answer.plan.missing] == ["hnsw:verbatim"]
-    assert answer.plan.pending == (4,)  # four exchanges to embed
-    assert str(answer.plan.used) == LIGHTER
-    assert "hnsw:verbatim" in answer.plan.note() and LIGHTER in answer.plan.note()
+    assert [str(r) for r in answer.readiness.missing] == ["hnsw:verbatim"]
+    assert answer.readiness.pending == (4,)  # four exchanges to embed
+    assert str(answer.readiness.used) == LIGHTER
+    assert "hnsw:verbatim" in answer.readiness.note() and LIGHTER in answer.readiness.note()
     assert answer.hits == engine.search("zebrafish quokka", LIGHTER, k=3)
     assert answer.to_dict()["missing"] == ["hnsw:verbatim"]
     assert not engine.indexes.is_cached("verbatim", "hnsw")  # nothing was embedded
@@ -51,7 +51,7 @@ def test_once_built_the_full_mode_ranks_exactly_as_before(tiny):  # noqa: F811
     engine = SearchEngine(palace, embedder="fake", inline_embed=0)
     engine.prepare([DEFAULT_MODE])
     answer = engine.answer("retry zebrafish", DEFAULT_MODE, k=4)
-    assert not answer.plan.degraded and answer.plan.used == parse_mode(DEFAULT_MODE)
+    assert not answer.readiness.degraded and answer.readiness.used == parse_mode(DEFAULT_MODE)
     assert answer.hits == full
     reopened = SearchEngine(palace, embedder="fake", inline_embed=0)  # from the cache
     assert reopened.answer("retry zebrafish", DEFAULT_MODE, k=4).hits == full
@@ -59,7 +59,7 @@ def test_once_built_the_full_mode_ranks_exactly_as_before(tiny):  # noqa: F811
 
 def test_a_small_layer_is_embedded_inside_the_search(tiny):  # noqa: F811
     engine = SearchEngine(tiny[0], embedder="fake", inline_embed=4)
-    assert not engine.answer("quokka", DEFAULT_MODE, k=2).plan.degraded
+    assert not engine.answer("quokka", DEFAULT_MODE, k=2).readiness.degraded
     assert engine.indexes.is_cached("verbatim", "hnsw")
 
 
@@ -104,7 +104,7 @@ def test_pure_vector_mode_falls_back_to_bm25_of_its_layer(tiny, mode):  # noqa: 
     engine = SearchEngine(tiny[0], embedder="fake", inline_embed=0)
     answer = engine.answer("quokka zebrafish", mode, k=3)
     layer = mode.split(":")[1]
-    assert answer.plan.used == PureMode("bm25", layer)
+    assert answer.readiness.used == PureMode("bm25", layer)
     assert answer.hits == engine.search("quokka zebrafish", f"bm25:{layer}", k=3)
 
 
@@ -113,15 +113,15 @@ def test_pending_count_is_remembered_across_processes_until_a_vector_is_added(ti
     from palace_lab.index import indexset
 
     palace = tiny[0]
-    assert SearchEngine(palace, embedder="fake", inline_embed=0).plan(DEFAULT_MODE).pending == (4,)
+    assert SearchEngine(palace, embedder="fake", inline_embed=0).readiness(DEFAULT_MODE).pending == (4,)
     real = indexset.layer_texts
     monkeypatch.setattr(indexset, "layer_texts", lambda *a: pytest.fail("texts re-read"))
     again = SearchEngine(palace, embedder="fake", inline_embed=0)
-    assert again.plan(DEFAULT_MODE).pending == (4,)  # from pending.json
+    assert again.readiness(DEFAULT_MODE).pending == (4,)  # from pending.json
     monkeypatch.setattr(indexset, "layer_texts", real)
     from palace_lab.index.embed import FakeEmbedder, embed_texts
 
     _, texts = real(palace, "verbatim", None)
     embed_texts(palace, FakeEmbedder(), texts[:1])  # one vector more: the note is stale
-    assert SearchEngine(palace, embedder="fake", inline_embed=0).plan(
+    assert SearchEngine(palace, embedder="fake", inline_embed=0).readiness(
         DEFAULT_MODE).pending == (3,)

@@ -4,7 +4,7 @@ A *check* is a command whose outcome matters to the memory of an exchange: a tes
 (pytest, cargo test/nextest, vitest, jest, go test, ``npm test``), a type checker or linter
 (tsc, mypy, ruff, eslint) or a build (cargo build/check/clippy, ``npm run build``, make, go
 build). :func:`check_kinds` names the checks one command runs; :func:`outcome` reads the output
-the agent saw and returns a :class:`CheckRun`: ``pass``/``fail``/``unknown``, the runner's own
+the agent saw and returns a :class:`CheckOutcome`: ``pass``/``fail``/``unknown``, the runner's own
 counts ("1 failed, 8 passed") and the *decisive error line* (the one line a person would quote
 to say why it failed).
 
@@ -79,7 +79,7 @@ ERROR_CHARS = 160
 
 
 @dataclass(frozen=True)
-class CheckRun:
+class CheckOutcome:
     """One run of a check: ``status`` is ``pass``, ``fail`` or ``unknown``."""
 
     kind: str
@@ -141,13 +141,13 @@ def decisive_error(output: str) -> str:
 
 
 def outcome(kind: str, command: str, output: str, *, exit_code: int | None,
-            is_error: bool = False, finished: bool = True) -> CheckRun:
+            is_error: bool = False, finished: bool = True) -> CheckOutcome:
     """How one run ended, from what the agent saw (see the module docstring for the rules)."""
     counts = counts_in(output)
     failed = (_failed_count(counts) > 0 or bool(exit_code) or is_error
               or (not counts and bool(_FAILURE.search(output))))
     if failed:
-        return CheckRun(kind, command, "fail", counts, decisive_error(output))
+        return CheckOutcome(kind, command, "fail", counts, decisive_error(output))
     if counts or _SUCCESS.search(output) or exit_code == 0 or finished:
-        return CheckRun(kind, command, "pass", counts)
-    return CheckRun(kind, command, "unknown", counts)
+        return CheckOutcome(kind, command, "pass", counts)
+    return CheckOutcome(kind, command, "unknown", counts)

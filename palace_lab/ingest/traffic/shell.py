@@ -14,7 +14,7 @@ import re
 import shlex
 
 from palace_lab.files import _is_file_like, normalise_path
-from palace_lab.lifecycle.checks import segments
+from palace_lab.ingest.traffic.checks import segments
 
 READERS = frozenset("cat head tail less more nl wc bat rg grep".split())
 BASH_INPUT = re.compile(r"<bash-input>(.*?)</bash-input>", re.S)

@@ -17,7 +17,7 @@ from typing import TYPE_CHECKING
 from palace_lab.distill.base import Distiller, DistillOutcome
 from palace_lab.distill.corpus import palace_stats
 from palace_lab.distill.plan import scope_size
-from palace_lab.errors import BatchPendingError, BudgetExceededError
+from palace_lab.errors import BatchPendingError, CostCapExceededError
 from palace_lab.model import Exchange
 
 if TYPE_CHECKING:
@@ -96,8 +96,15 @@ def distill_palace(
     batch_size: int = 32,
     progress: Callable[[int, int, list[DistillOutcome]], None] | None = None,
     should_stop: Callable[[], bool] | None = None,
+    keep: Callable[[Palace, str, list[str]], None] | None = None,
 ) -> DistillSummary:
-    """Distill the pending exchanges; returns what was made, cached, failed and spent."""
+    """Distill the pending exchanges; returns what was made, cached, failed and spent.
+
+    ``keep``, when given, runs once after cards were made, with the palace, the distiller
+    version and the distilled exchange ids; its time is ``budget_seconds``. The edges that serve
+    pages pass :func:`palace_lab.budget.keep_budget` (the budget page then reads the counts
+    instead of counting). A parameter, not an import: budgets are measured after distilling.
+    """
     version = distiller.version
     palace.register_distiller(version, distiller.backend, getattr(distiller, "config", None))
     if hasattr(distiller, "state"):
@@ -113,16 +120,14 @@ def distill_palace(
     start = time.perf_counter()
     try:
         _run_batches(palace, distiller, pending, stats, summary, batch_size, progress, should_stop)
-    except BudgetExceededError as exc:
+    except CostCapExceededError as exc:
         summary.stopped = f"budget: {exc}"
     except BatchPendingError as exc:
         summary.stopped = f"pending: {exc} (run again to collect the results)"
     summary.seconds = time.perf_counter() - start
-    if summary.made:
-        from palace_lab.budget import keep_budget
-
+    if summary.made and keep is not None:
         start = time.perf_counter()
-        keep_budget(palace, version, [e.exchange_id for e in pending])  # read by the pages
+        keep(palace, version, [e.exchange_id for e in pending])
         summary.budget_seconds = round(time.perf_counter() - start, 2)
     sent = getattr(distiller, "redaction_report", None)
     for kind, count in (sent() if sent else {}).items():
@@ -139,7 +144,7 @@ def _run_batches(palace: Palace, distiller, pending: list[Exchange], stats, summ
         chunk = pending[i:i + batch_size]
         try:
             made = distiller.distill_batch(chunk, stats=stats)
-        except BudgetExceededError as exc:
+        except CostCapExceededError as exc:
             # Keep what the interrupted chunk already made, then stop.
             partial = [o for o in getattr(exc, "outcomes", []) if o is not None]
             _store(palace, partial, chunk, summary, progress)
