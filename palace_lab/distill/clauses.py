@@ -105,8 +105,12 @@ def units(sentence_list: list[str], *, max_clauses: int = 12) -> list[Unit]:
 
 
 def ends_short(text: str) -> bool:
-    """``text`` ends on an abbreviation or an initial ("e.g.", "J."): not a sentence's end."""
-    return bool(_ABBREVIATION.search(text.rstrip(_TRAILING)))
+    """``text`` ends on an abbreviation or an initial ("e.g.", "J."), or would once a core's
+    period is added ("Pool pool a," reads "Pool pool a."): not a sentence's end."""
+    return bool(_ABBREVIATION.search(text.rstrip(_TRAILING)) or _INITIAL.search(as_part(text)))
+
+
+_INITIAL = re.compile(r"(?<!\w)[^\W\d_]\.$")  # one letter and a period: read as "J."
 
 
 def as_part(text: str) -> str:

@@ -7,7 +7,7 @@ fragments glued with a dash ("add a test that POST — JPY account.").
 from __future__ import annotations
 
 import pytest
-from hypothesis import given, settings
+from hypothesis import example, given, settings
 from hypothesis import strategies as st
 
 from palace_lab.text.content import is_content_free
@@ -166,6 +166,7 @@ def test_a_short_request_is_never_cut_inside_its_clause(request_text):
 
 @settings(max_examples=60, deadline=None)
 @given(request=_text(), reply=_text(), share=st.sampled_from([0.05, 0.1, 0.45]))
+@example(request="Pool pool a,", reply="Pool pool pool.", share=0.05)  # "a," became "a.": an initial
 def test_property_cores_are_whole_and_keywords_clean(request, reply, share):
     e = exchange("g", request, reply)
     stats = corpus_stats([e.verbatim, TRANSFERS.verbatim], [e.dialogue, TRANSFERS.dialogue])
