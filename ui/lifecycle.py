@@ -10,17 +10,16 @@ it became a giant heading).
 from __future__ import annotations
 
 import os
-from dataclasses import astuple, replace
+from dataclasses import replace
 from datetime import timedelta
 
 import pandas as pd
 import streamlit as st
 
 from palace_lab.charts import lifecycle as charts
+from palace_lab.experiments import page_figures
 from palace_lab.lifecycle import compress, consolidate, pack, report, toolcalls, validate, vocabulary
 from palace_lab.lifecycle.timeline import replay
-from palace_lab.store.memo import code_version
-from ui.data import disk_cached
 from ui.exchange import clip, md_escape, paged
 from ui.state import db_path, distiller_version, distiller_versions, palace, palace_at
 
@@ -34,13 +33,9 @@ def _key() -> tuple[str, str]:
 
 @st.cache_data(max_entries=4, show_spinner="Compressing tool calls…")
 def _toolcall_rows(path: str, fingerprint: str) -> list:
-    """The palace's tool-call table, kept on disk by the palace's content (a fresh server
-    reads it back; after a change, :func:`toolcalls.toolcall_table` redoes only what changed)."""
-    def rows() -> list[list]:
-        return [list(astuple(r)) for r in toolcalls.toolcall_table(palace_at(path))]
-
-    name = f"toolcalls-{fingerprint[:16]}-{code_version('palace_lab.lifecycle.toolcalls')}"
-    return [toolcalls.ToolCallRow(*r) for r in disk_cached(path, name, rows)]
+    """The palace's tool-call table, kept on disk by the palace's content
+    (:func:`page_figures.toolcall_rows`: a fresh server reads it back)."""
+    return page_figures.toolcall_rows(palace_at(path))
 
 
 @st.cache_data(max_entries=4, show_spinner="Compressing every session two ways…")
