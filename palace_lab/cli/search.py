@@ -113,7 +113,8 @@ def cmd_index(args) -> None:
         engine = _engine(args, palace)
         engine.prepare(modes, progress=_build_progress(), compact=True)
         log = engine.indexes.build_log
-        figures = page_figures.prepare_palace(palace, engine.distiller)  # the app's first visit
+        figures = page_figures.prepare_palace(palace, engine.distiller, engine=engine,
+                                              embedder=args.embedder)  # the app's first visit
     steps = _summarise_build(log)
     text = "\n".join(f"{s['layer']:<14} {s['mechanism']:<6} {s['step']:<6} {s['n']:>7} rows"
                      f"  {s['seconds']:.1f} s" for s in steps) or "nothing to build"

@@ -6,8 +6,8 @@ size of every room (:func:`room_stats`), Memory lifecycle every exchange's tool 
 palace, so each is kept in the figures cache (:mod:`palace_lab.store.figures`), keyed by the
 palace's content, the distiller version and the code that computes it: a page reads a file.
 
-:func:`prepare_palace` makes them all ahead of the first visit: ``palace-lab index`` calls it
-after the indexes (the step that brings a palace to full strength), so a fresh server's first
+:func:`prepare_palace` makes them all ahead of the first visit, with the Overview's retrieval
+figures when every mode they need is built: ``palace-lab index`` calls it after the indexes (the step that brings a palace to full strength), so a fresh server's first
 visit of every page reads figures instead of counting. A page that finds one missing (a palace
 never indexed) computes it once, with a spinner, and keeps it for the next server.
 """
@@ -72,13 +72,37 @@ def toolcall_rows(palace: Palace) -> list[toolcalls.ToolCallRow]:
 
 
 def prepare_palace(palace: Palace, searched: str | None = None,
-                   progress: Callable[[str, int, int], None] | None = None) -> dict[str, dict]:
+                   progress: Callable[[str, int, int], None] | None = None, *,
+                   engine=None, embedder: str | None = None) -> dict[str, dict]:
     """:func:`prepare` for the version the app opens on (the one with the most cards) and the
-    version ``searched`` (what ``palace-lab index`` built), each once; seconds by version."""
+    version ``searched`` (what ``palace-lab index`` built), each once; seconds by version.
+    With the ``engine`` that built the indexes (and its ``embedder``'s registry name), the
+    Overview's retrieval figures too (``story``), when every mode they need is built."""
     from palace_lab.experiments.story import main_version
 
     versions = dict.fromkeys(v for v in (main_version(palace), searched) if v) or {None: None}
-    return {str(v): prepare(palace, v, progress) for v in versions}
+    took = {str(v): prepare(palace, v, progress) for v in versions}
+    start = time.perf_counter()
+    if engine is not None and embedder and story_figures(palace, engine, embedder):
+        took[str(engine.distiller)]["story"] = round(time.perf_counter() - start, 3)
+    return took
+
+
+def story_figures(palace: Palace, engine, embedder: str) -> bool:
+    """Keep the Overview's retrieval figures (:func:`story.retrieval_figures`) when ``engine``
+    searches the version the app opens on and every mode they need is built now (this never
+    embeds a layer nor builds a graph: a palace below full strength keeps its Overview's
+    compute button); True when they are kept."""
+    from palace_lab.experiments import query_sets
+    from palace_lab.experiments.story import default_query_set, main_version, retrieval_figures
+
+    version = main_version(palace)
+    if not version or engine.distiller != version:
+        return False
+    if any(engine.plan(mode).degraded for mode in query_sets.DEFAULT_MODES):
+        return False
+    return retrieval_figures(palace, distiller=version, query_set=default_query_set(palace),
+                             embedder=embedder, engine=engine) is not None
 
 
 def prepare(palace: Palace, version: str | None,

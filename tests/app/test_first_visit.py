@@ -1,6 +1,7 @@
 """A first visit after ``palace-lab index``: the Overview, Budgets, Rooms and Memory lifecycle
-read their palace-wide figures from the figures cache instead of counting every exchange or
-loading every card (at 50,000 exchanges each took 10-40 s on a fresh server)."""
+read their palace-wide figures from the figures cache instead of counting every exchange,
+loading every card or running every mode for the retrieval figures (at 50,000 exchanges each
+took 10-40 s on a fresh server)."""
 
 from __future__ import annotations
 
@@ -8,7 +9,7 @@ import pytest
 from app_pages import clean, start
 
 import lab_palaces
-from palace_lab.experiments import page_figures
+from palace_lab.experiments import page_figures, story
 from palace_lab.store import Palace
 
 PAGES = ("pages/overview.py", "pages/budgets.py", "pages/rooms.py", "pages/lifecycle.py")
@@ -17,9 +18,14 @@ PAGES = ("pages/overview.py", "pages/budgets.py", "pages/rooms.py", "pages/lifec
 @pytest.fixture
 def indexed(tmp_path, monkeypatch):
     """A palace whose page figures were made ahead, as ``palace-lab index`` makes them."""
+    from palace_lab.experiments.query_sets import DEFAULT_MODES
+    from palace_lab.search import SearchEngine
+
     db = tmp_path / "p.db"
     with lab_palaces.build(db) as palace:
-        page_figures.prepare_palace(palace)
+        engine = SearchEngine(palace, embedder="fake")
+        engine.prepare(list(DEFAULT_MODES))  # every layer built
+        page_figures.prepare_palace(palace, engine.distiller, engine=engine, embedder="fake")
     monkeypatch.setenv("PALACE_LAB_DB", str(db))
     monkeypatch.setenv("PALACE_LAB_EMBEDDER", "fake")
     return db
@@ -39,6 +45,7 @@ def test_a_first_visit_reads_the_kept_figures(indexed, monkeypatch, page):
     monkeypatch.setattr(page_figures.toolcalls, "toolcall_table", no("tool-call table"))
     monkeypatch.setattr(page_figures.rooms, "room_stats", no("room stats"))
     monkeypatch.setattr(Palace, "cards", no("every card"))
+    monkeypatch.setattr(story, "_compute", no("the retrieval figures"))
     at = start(page)
     clean(at)
     assert counted == []

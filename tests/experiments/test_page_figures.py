@@ -41,3 +41,30 @@ def test_a_changed_palace_is_counted_again(tmp_path):
         after = page_figures.budget_rows(palace, version)
         assert [r.core for r in after if r.exchange_id == ids[0]] != \
                [r.core for r in before if r.exchange_id == ids[0]]
+
+
+def test_the_overview_story_is_kept_when_every_mode_is_built(tmp_path):
+    from palace_lab.experiments import query_sets
+    from palace_lab.experiments.story import retrieval_figures
+    from palace_lab.search import SearchEngine
+
+    with lab_palaces.build(tmp_path / "p.db") as palace:
+        version = main_version(palace)
+        engine = SearchEngine(palace, distiller=version, embedder="fake")
+        engine.prepare(list(query_sets.DEFAULT_MODES))
+        took = page_figures.prepare_palace(palace, version, engine=engine, embedder="fake")
+        assert "story" in took[version]
+        kept = retrieval_figures(palace, distiller=version, query_set=None, embedder="fake",
+                                 compute=False)
+        assert kept is not None and kept["modes"] == len(query_sets.DEFAULT_MODES)
+
+
+def test_the_story_waits_for_a_layer_not_built(tmp_path):
+    from palace_lab.search import SearchEngine
+
+    with lab_palaces.build(tmp_path / "p.db") as palace:
+        version = main_version(palace)
+        engine = SearchEngine(palace, distiller=version, embedder="fake", inline_embed=0)
+        took = page_figures.prepare_palace(palace, version, engine=engine, embedder="fake")
+        assert "story" not in took[version]  # nothing embedded for it
+        assert not engine.indexes.is_cached("verbatim", "hnsw")
