@@ -29,7 +29,6 @@ from __future__ import annotations
 
 import argparse
 import json
-import os
 import statistics
 import sys
 import tempfile
@@ -41,7 +40,7 @@ sys.path.insert(0, str(ROOT / "tests"))
 sys.path.insert(0, str(ROOT))
 sys.path.insert(0, str(ROOT / "benchmarks"))
 
-from app_server import browser_missing, chromium, free_port, settle, streamlit_server  # noqa: E402
+from app_server import browser_ready, chromium, free_port, settle, streamlit_server  # noqa: E402
 
 TARGETS = {"overview": 5.0, "ab": 1.0}
 QUERIES = ["reconnect timeout", "rounding of currency amounts", "flaky test in CI",
@@ -148,11 +147,8 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--db", help="an existing palace (with --pages)")
     parser.add_argument("--page-timeout", type=float, default=90.0)
     args = parser.parse_args(argv)
-    missing = browser_missing()
-    if missing:
-        print(f"bench_app skipped: {missing}", file=sys.stderr)
+    if not browser_ready("bench_app"):
         return 2
-    os.environ.setdefault("HF_HUB_OFFLINE", "1")
     if args.pages:
         if not args.db:
             parser.error("--pages needs --db PALACE")

@@ -10,6 +10,9 @@ with Chromium (Playwright on /usr/bin/chromium):
 - *address*: a second fresh server; every page opened by its own address (the app's frontend
   loaded again each time, ~2 s of the figure).
 
+``--tabs`` also opens every later tab of the tabbed pages (Rooms, Evaluation, Tuning, Memory
+lifecycle) for the first time, in a third fresh server, each timed the same way.
+
 A first visit is timed from the request (click or address) to the page's script run being over
 (``settle``: the app says ``notRunning`` twice, then 0.3 s to paint; ~0.8 s of every figure is
 that wait). A page still running after ``--page-timeout`` seconds is reported as such, with what
@@ -23,6 +26,7 @@ page figures were made ahead (``palace-lab index`` makes them; ``--prepare`` mak
 untimed, the same way).
 
     .venv/bin/python benchmarks/bench_pages.py --db /tmp/p50k_copy.db
+    .venv/bin/python benchmarks/bench_pages.py --db /tmp/p50k_copy.db --tabs
     .venv/bin/python benchmarks/bench_pages.py --db /tmp/p50k_copy.db --prepare --json
 """
 
@@ -39,13 +43,18 @@ ROOT = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(ROOT / "tests"))
 sys.path.insert(0, str(ROOT))
 
-from app_server import browser_missing, chromium, settle, streamlit_server  # noqa: E402
+from app_server import browser_ready, chromium, settle, streamlit_server  # noqa: E402
 
 TARGET_S = 5.0
 PAGES = ("", "load", "budgets", "rooms", "search_lab", "evaluation", "tuning", "lifecycle")
 TITLES = {"load": "Load & distill", "budgets": "Budgets", "rooms": "Rooms",
           "search_lab": "Search lab (A/B)", "evaluation": "Evaluation", "tuning": "Tuning",
           "lifecycle": "Memory lifecycle"}
+# The tabs after a page's first one (each renders only when opened: `on_change="rerun"`).
+TABS = {"rooms": ("Embedding space", "Rooms together", "Drill-down"),
+        "evaluation": ("Query sets", "Significance", "Sweep"),
+        "tuning": ("Fusion knobs", "Grid search"),
+        "lifecycle": ("Sessions", "Consolidation", "Validation", "Memory pack")}
 # What a page shows when it answered without its figures (counted, never a pass by itself).
 HIDDEN = {"waiting": "text=Waiting for a vector layer", "compute button": "button:has-text('Compute')",
           "error": '[data-testid="stException"], [data-testid="stAlertContentError"]'}
@@ -100,6 +109,22 @@ def by_sidebar(db: Path, timeout_s: float) -> list[dict]:
     return out
 
 
+def by_tab(db: Path, timeout_s: float) -> list[dict]:
+    """Each later tab's first opening, in one fresh server: the page by its sidebar link
+    (untimed), then each tab clicked in turn."""
+    out = []
+    with streamlit_server({"PALACE_LAB_DB": str(db)}) as url, chromium() as page:
+        page.goto(url)
+        settle(page, timeout_s * 1000)
+        for slug, tabs in TABS.items():
+            page.locator('[data-testid="stSidebarNav"]').get_by_text(TITLES[slug], exact=True).click()
+            settle(page, timeout_s * 1000)
+            for tab in tabs:
+                click = page.get_by_role("tab", name=tab, exact=True).click
+                out.append({**visit(page, slug, click, timeout_s), "tab": tab})
+    return out
+
+
 def by_address(db: Path, timeout_s: float) -> list[dict]:
     with streamlit_server({"PALACE_LAB_DB": str(db)}) as url, chromium() as page:
         return [visit(page, slug, lambda s=slug: page.goto(f"{url}/{s}"), timeout_s)
@@ -122,6 +147,14 @@ def print_table(result: dict, timeout_s: float) -> None:
         verdict = "PASS" if worst < TARGET_S else "FAIL"
         note = "; ".join(x for x in {side["shown"], addr["shown"]} if x)
         print(f"| {side['page']} | {cells[0]} | {cells[1]} | < {TARGET_S:.0f} s {verdict} | {note} |")
+    if result.get("tabs"):
+        print("\nlater tabs, first opening (one fresh server, the page opened first, untimed)")
+        print("| page › tab | first opening | target | shown instead of figures |")
+        print("| --- | --- | --- | --- |")
+        for v in result["tabs"]:
+            cell = f"{v['seconds']:.1f} s" if v["seconds"] is not None else f"> {timeout_s:.0f} s"
+            ok = "PASS" if v["seconds"] is not None and v["seconds"] < TARGET_S else "FAIL"
+            print(f"| {v['page']} › {v['tab']} | {cell} | < {TARGET_S:.0f} s {ok} | {v['shown']} |")
 
 
 def main(argv: list[str] | None = None) -> int:
@@ -131,16 +164,15 @@ def main(argv: list[str] | None = None) -> int:
                         help="make the page figures first, untimed, as `palace-lab index` does")
     parser.add_argument("--page-timeout", type=float, default=90.0)
     parser.add_argument("--json", action="store_true", help="print one JSON document")
+    parser.add_argument("--tabs", action="store_true", help="also each page's later tabs")
     args = parser.parse_args(argv)
-    missing = browser_missing()
-    if missing:
-        print(f"bench_pages skipped: {missing}", file=sys.stderr)
+    if not browser_ready("bench_pages"):
         return 2
-    os.environ.setdefault("HF_HUB_OFFLINE", "1")
     db = Path(args.db).resolve()
     result = {"palace": palace_state(db, args.prepare), "loadavg": os.getloadavg()[0],
               "sidebar": by_sidebar(db, args.page_timeout),
-              "address": by_address(db, args.page_timeout), "target_s": TARGET_S}
+              "address": by_address(db, args.page_timeout), "target_s": TARGET_S,
+              "tabs": by_tab(db, args.page_timeout) if args.tabs else []}
     if args.json:
         print(json.dumps(result, indent=1))
     else:
