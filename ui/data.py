@@ -35,11 +35,6 @@ def cards() -> tuple:
     return _cards(str(db_path()), distiller_version(), content_key())
 
 
-@st.cache_resource(max_entries=4, show_spinner=False)
-def card_map_for(path: str, version: str | None, content: str) -> dict:
-    return {c.exchange_id: c for c in _cards(path, version, content)}
-
-
 def cards_of(exchange_ids) -> dict:
     """``{exchange_id: card}`` of the chosen version for these exchanges only (a page that
     shows ten hits reads ten cards, not 50,000)."""

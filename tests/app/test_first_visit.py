@@ -49,3 +49,17 @@ def test_a_first_visit_reads_the_kept_figures(indexed, monkeypatch, page):
     at = start(page)
     clean(at)
     assert counted == []
+
+
+def test_the_embedding_space_reads_only_the_sampled_cards(indexed, monkeypatch):
+    from palace_lab.store.cards import CardsMixin
+
+    def every_card(*_a, **_k):
+        raise AssertionError("every card was loaded for the projection")
+
+    monkeypatch.setattr(CardsMixin, "cards", every_card)
+    at = start("pages/rooms.py")
+    at.session_state["rooms_tab"] = "Embedding space"
+    at.run()
+    clean(at)
+    assert at.get("plotly_chart")
