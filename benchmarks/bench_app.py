@@ -18,12 +18,8 @@ Timed, ``--repeat`` times each, medians printed (min-max beside them):
 - ``ab_engine``: the same two searches through the library alone (``SearchEngine.search``),
   what the page adds on top of is rendering.
 
-- ``--pages --db PALACE`` (a real-size palace, e.g. the 50,000 exchanges bench_scale keeps with
-  ``--db``): each page's first render (page asked for → its script run finished), in the
-  sidebar's order, twice, each time in a fresh server: reached by its sidebar link as a person
-  does (the Overview by the address), then each opened by its address (the app's frontend
-  loaded again every time, about 3 s here); then an A/B query in the Search lab. A page still
-  running after ``--page-timeout`` seconds is reported as such (with what it was doing).
+- ``--pages --db PALACE``: every page's first visit on a real-size palace, which
+  ``bench_pages.py`` measures (this flag runs it).
 
     .venv/bin/python benchmarks/bench_app.py --repeat 5
     .venv/bin/python benchmarks/bench_app.py --pages --db /tmp/p50k.db
@@ -33,7 +29,6 @@ from __future__ import annotations
 
 import argparse
 import json
-import os
 import statistics
 import sys
 import tempfile
@@ -43,8 +38,9 @@ from pathlib import Path
 ROOT = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(ROOT / "tests"))
 sys.path.insert(0, str(ROOT))
+sys.path.insert(0, str(ROOT / "benchmarks"))
 
-from app_server import browser_missing, chromium, free_port, settle, streamlit_server  # noqa: E402
+from app_server import browser_ready, chromium, free_port, settle, streamlit_server  # noqa: E402
 
 TARGETS = {"overview": 5.0, "ab": 1.0}
 QUERIES = ["reconnect timeout", "rounding of currency amounts", "flaky test in CI",
@@ -138,79 +134,6 @@ def time_engine(db: Path, repeat: int) -> list[float]:
     return out
 
 
-PAGES = ("", "load", "budgets", "rooms", "search_lab", "evaluation", "tuning", "lifecycle")
-TITLES = {"load": "Load & distill", "budgets": "Budgets", "rooms": "Rooms",
-          "search_lab": "Search lab (A/B)", "evaluation": "Evaluation", "tuning": "Tuning",
-          "lifecycle": "Memory lifecycle"}
-
-
-def time_clicks(db: Path, timeout_s: float) -> dict:
-    """Seconds to each page's first render as a person meets it, in one fresh server: the
-    Overview opened by its address, then each other page by its sidebar link (no reload of
-    the app's frontend); None when the page was still running at ``timeout_s``."""
-    from playwright.sync_api import TimeoutError as PlaywrightTimeout
-
-    out: dict[str, float | None] = {}
-    with streamlit_server({"PALACE_LAB_DB": str(db)}) as url, chromium() as page:
-        for slug in PAGES:
-            start = time.perf_counter()
-            if slug:
-                page.locator('[data-testid="stSidebarNav"]').get_by_text(TITLES[slug], exact=True).click()
-            else:
-                page.goto(url)
-            try:
-                settle(page, timeout_s * 1000)
-                out[f"{slug} (sidebar)" if slug else "overview (first page)"] = \
-                    time.perf_counter() - start
-            except PlaywrightTimeout:
-                out[f"{slug} (sidebar)"] = None
-                log_page(page, slug)
-    return out
-
-
-def time_pages(db: Path, timeout_s: float) -> dict:
-    """Seconds to each page's first render (its script run over) in one fresh server, each
-    opened by its address (the frontend loaded again each time), then an A/B query in the
-    Search lab; None when the page was still running at ``timeout_s``."""
-    from playwright.sync_api import TimeoutError as PlaywrightTimeout
-
-    out: dict[str, float | None] = {}
-    with streamlit_server({"PALACE_LAB_DB": str(db)}) as url, chromium() as page:
-        for slug in PAGES:
-            start = time.perf_counter()
-            page.goto(f"{url}/{slug}")
-            try:
-                settle(page, timeout_s * 1000)
-                out[f"{slug or 'overview'} (address)"] = time.perf_counter() - start
-            except PlaywrightTimeout:
-                out[f"{slug or 'overview'} (address)"] = None
-                log_page(page, slug)
-        page.goto(f"{url}/search_lab")
-        try:
-            settle(page, timeout_s * 1000)
-            out["search_lab A/B query"] = ab_query(page, QUERIES[0])
-            out["search_lab A/B note"] = page.locator("text=not built yet").count() > 0
-            out["background build shown"] = page.locator("text=in the background").count() > 0
-        except PlaywrightTimeout:
-            out["search_lab A/B query"] = None
-    return out
-
-
-def log_page(page, slug: str) -> None:
-    text = page.locator('[data-testid="stMain"]').inner_text()[:300].replace("\n", " · ")
-    print(f"{slug or 'overview'} still running: {text}", file=sys.stderr)
-
-
-def print_pages(db: Path, result: dict, timeout_s: float) -> None:
-    print(f"first render per page, one fresh server, palace {db}")
-    for name, value in result.items():
-        if isinstance(value, bool):
-            print(f"  {name:<24} {'yes' if value else 'no'}")
-        else:
-            shown = f"{value:7.2f} s" if value is not None else f"> {timeout_s:.0f} s (still running)"
-            print(f"  {name:<24} {shown}")
-
-
 def summary(values: list[float]) -> dict:
     return {"median_s": round(statistics.median(values), 3), "min_s": round(min(values), 3),
             "max_s": round(max(values), 3), "n": len(values)}
@@ -225,20 +148,15 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--db", help="an existing palace (with --pages)")
     parser.add_argument("--page-timeout", type=float, default=90.0)
     args = parser.parse_args(argv)
-    missing = browser_missing()
-    if missing:
-        print(f"bench_app skipped: {missing}", file=sys.stderr)
+    if not browser_ready("bench_app"):
         return 2
-    os.environ.setdefault("HF_HUB_OFFLINE", "1")
     if args.pages:
         if not args.db:
             parser.error("--pages needs --db PALACE")
-        pages = {**time_clicks(Path(args.db), args.page_timeout),
-                 **time_pages(Path(args.db), args.page_timeout)}
-        print(json.dumps(pages, indent=1) if args.json else "", end="")
-        if not args.json:
-            print_pages(Path(args.db), pages, args.page_timeout)
-        return 0
+        from bench_pages import main as bench_pages  # the page timings live there
+
+        return bench_pages(["--db", args.db, "--page-timeout", str(args.page_timeout)]
+                           + (["--json"] if args.json else []))
     with tempfile.TemporaryDirectory(prefix="bench_app_") as tmp:
         folder = Path(tmp)
         db, source = build_palace(folder, args.exchanges)

@@ -13,7 +13,13 @@ extracted with ``git archive`` and run on the same palace in the same run:
   14 embedded the whole verbatim layer first: estimated from the measured embedding rate of
   ``--rate-sample`` texts times the layer size (running it hogs both cores for many minutes);
 - ``palace-lab index`` of the default mode (skipped with ``--no-embed``: it embeds every
-  verbatim text, ~30 texts/s on 2 free cores);
+  verbatim text the first search left, and makes the app's page figures), with the number of
+  texts it embedded;
+- the time to full strength: every step from the history to the default mode whole (ingest,
+  distill, the first search, which embeds a small layer inline, and the index step); on a
+  reused ``--db`` whose vectors were already stored nothing is embedded, and the table says
+  "not measured" instead of a time;
+- every row names the layers it searched or built (the mode as run) and the embedder;
 - warm reopen: ``palace-lab search``, nothing changed, median of ``--repeat`` runs, this code
   and today's;
 - query p50/p95 per mode family (bm25, hnsw, exact, hybrid/fusion) in one process, warm, query
@@ -195,6 +201,15 @@ def embedding_rate(palace, sample: int) -> float:
     return len(texts) / seconds
 
 
+def stored_vectors(palace) -> int:
+    """Vectors of the default embedder stored in the palace (what an index step embedded is
+    the difference before and after it)."""
+    from palace_lab.index.embed import get_embedder
+    from palace_lab.settings import DEFAULT_EMBEDDER
+
+    return palace.count_embeddings(get_embedder(DEFAULT_EMBEDDER).name)
+
+
 def first_search(db: str, palace) -> dict:
     """``palace-lab search`` on a palace without indexes: the default mode as it can answer.
     Every index folder is deleted first; the distiller's corpus counts (not an index) stay."""
@@ -205,11 +220,14 @@ def first_search(db: str, palace) -> dict:
     for entry in root.iterdir() if root.is_dir() else ():
         if entry.name != corpus.FOLDER:
             shutil.rmtree(entry) if entry.is_dir() else entry.unlink()
-    cached = palace.count_embeddings("all-MiniLM-L6-v2")  # a reused palace keeps its vectors
+    cached = stored_vectors(palace)  # a reused palace keeps its vectors
     run = cli(db, "search", QUERY, "--json")
+    embedded = stored_vectors(palace) - cached  # a small layer is embedded inside the search
+    built = sorted("~".join(d.name.split("~")[:2]) for d in root.iterdir()
+                   if d.is_dir() and "~" in d.name and not d.name.startswith("."))
     return {**_step(run), "hits": len(json.loads(run["stdout"])),
             "degraded": "not built yet" in run["stderr"], "vectors_cached": cached,
-            "note": run["stderr"].strip()[-300:]}
+            "built": built, "embedded": embedded, "note": run["stderr"].strip()[-300:]}
 
 
 def warm_cli(db: str, repeat: int, code: Path | None = None) -> dict:
@@ -231,6 +249,8 @@ FAMILIES = {"bm25": "bm25:verbatim", "hnsw": "hnsw:core", "exact": "exact:core",
 
 def family_label(family: str, plan) -> str:
     """``family`` as measured: its fallback and the missing layers named when it degraded."""
+    if plan.exact and not plan.missing:
+        return f"{family} (graph not built: {plan.used}, the stored vectors searched exactly)"
     if not plan.missing:
         return family
     missing = ", ".join(str(run) for run in plan.missing)
@@ -381,6 +401,7 @@ def run(args) -> dict:
         bm25_delta.DELTA_FROM = args.delta_from
     work = Path(tempfile.mkdtemp(prefix="bench_scale_"))
     db = Path(args.db) if args.db else work / "p.db"
+    from palace_lab.search import DEFAULT_MODE, parse_mode
     from palace_lab.settings import DEFAULT_EMBEDDER
 
     result: dict = {"db": str(db), "baseline_rev": args.baseline_rev, "more": args.more,
@@ -405,14 +426,19 @@ def run(args) -> dict:
         result["today_first_search_est_s"] = result["exchanges"] / rate
         result["embed_rate_per_s"] = rate
         if args.index_modes or not args.no_embed:
-            from palace_lab.search import DEFAULT_MODE
-
             modes = args.index_modes or DEFAULT_MODE
             log(f"palace-lab index --modes {modes}")
+            stored = stored_vectors(palace)
             result["index"] = _step(cli(str(db), "index", "--modes", modes))
+            result["index"]["embedded"] = stored_vectors(palace) - stored
             result["index_modes"] = modes
-            result["full_strength_s"] = result["index"]["seconds"] + sum(
-                result[s]["seconds"] for s in ("ingest", "distill") if s in result)
+            result["index_layers"] = ", ".join(str(parse_mode(m)) for m in modes.split(","))
+            # every step from the history to full strength (a small layer is embedded inside
+            # the first search, a large one by the index step)
+            result["full_strength_s"] = sum(result[s]["seconds"] for s in
+                                            ("ingest", "distill", "first_search", "index")
+                                            if s in result)
+        result["default_mode"] = str(parse_mode(DEFAULT_MODE))
         log("warm reopen")
         result["warm_cli"] = warm_cli(str(db), args.repeat)
         today_db = baseline_palace(db, base) if base else None
@@ -449,59 +475,59 @@ def _mb(value) -> str:
 
 def print_report(r: dict) -> None:
     t, inc, first = TARGETS, r["incremental"], r["first_search"]
-    rows = []  # (step, figure, target, today's path, RSS)
+    rows = []  # (step, figure, target, today's path, RSS, layers searched or built)
 
-    def row(step, figure, target="", today="", rss=None):
-        rows.append((step, figure, target, today, _mb(rss)))
+    def row(step, figure, target="", today="", rss=None, layers=""):
+        vector = any(f"{m}:" in layers or f"~{m}" in layers for m in ("hnsw", "exact"))
+        rows.append((step, figure, target, today, _mb(rss),
+                     layers + (f" · embedder {r['embedder']}" if vector else "")))
 
     for step in ("ingest", "distill"):
         if step in r:
             row(f"{step} (palace-lab {step})", f"{r[step]['seconds']:.1f} s", "",
                 "same code", r[step]["rss_mb"])
     est = r["today_first_search_est_s"]
-    row("first default search, cold (CLI)", f"{first['seconds']:.1f} s",
+    inline = f" ({first['embedded']:,} texts embedded)" if first.get("embedded") else ""
+    row("first default search, cold (CLI)", f"{first['seconds']:.1f} s{inline}",
         f"< {t['first_search_s']:.0f} s {verdict(first['seconds'], t['first_search_s'])}",
-        f"≈ {est:.0f} s (embeds verbatim at {r['embed_rate_per_s']:.0f}/s)", first["rss_mb"])
+        f"≈ {est:.0f} s (embeds verbatim at {r['embed_rate_per_s']:.0f}/s)", first["rss_mb"],
+        "built " + ", ".join(first.get("built", [])))
     if "index" in r:
-        row(f"palace-lab index --modes {r['index_modes']} (embedder {r['embedder']})",
-            f"{r['index']['seconds']:.0f} s", f"< {t['full_strength_s']:.0f} s "
-            f"{verdict(r['index']['seconds'], t['full_strength_s'])}", "", r["index"]["rss_mb"])
-        what = ("index only: a reused palace, its vectors already stored" if r.get("reused")
-                else "ingest + distill + index")
-        row(f"time to full strength ({what})", f"{r['full_strength_s']:.0f} s",
-            "", f"≈ {est:.0f} s of MiniLM float for verbatim alone")
+        full_strength_rows(r, row, est)
     w, tw = r["warm_cli"], r.get("today_warm_cli")
     row("warm palace-lab search, nothing changed", f"{w['median_s']:.2f} s",
         f"< {t['warm_cli_s']:.0f} s {verdict(w['median_s'], t['warm_cli_s'])}",
-        f"{tw['median_s']:.2f} s ({tw['rss_mb']:.0f} MB)" if tw else "", w["rss_mb"])
+        f"{tw['median_s']:.2f} s ({tw['rss_mb']:.0f} MB)" if tw else "", w["rss_mb"],
+        r.get("default_mode", "") + (" (degraded)" if w["degraded"] else ""))
     seed = r["seed"]
     for family, lat in r["latency"].items():
         target = f"p50 < {t['p50_ms']:.0f} ms (at 14,340)" if not lat["missing"] else ""
         if target and r["exchanges"] <= 15000:
             target += " " + verdict(lat["p50_ms"], t["p50_ms"])
         row(f"query {lat['label']}", f"p50 {lat['p50_ms']:.1f} / p95 {lat['p95_ms']:.1f} ms",
-            target, f"seed p50 {seed['p50_ms']:.0f} ms" if family.startswith("bm25") else "")
+            target, f"seed p50 {seed['p50_ms']:.0f} ms" if family.startswith("bm25") else "",
+            layers=lat["used"])
     kind = "BM25 + flat cosine" if seed["vectors"] else "BM25 only (no core vectors stored)"
     row(f"speed vs the seed ({kind} rebuilt per query; {seed['queries']} queries)",
-        f"{seed['ratio']:.0f}x ({seed['ours_p50_ms']:.1f} ms, {seed['ours_mode'][:30]})",
+        f"{seed['ratio']:.0f}x ({seed['ours_p50_ms']:.1f} ms)",
         f">= {t['seed_ratio']:.0f}x (at 14,340) "
         + ("PASS" if seed["ratio"] >= t["seed_ratio"] else "FAIL"),
-        f"{seed['p50_ms']:.0f} ms p50")
+        f"{seed['p50_ms']:.0f} ms p50", layers=seed["ours_mode"])
     row(f"+{r['more']} ingest + distill (held engine)",
         f"{inc['ingest_s']:.1f} + {inc['distill_s']:.1f} s")
     row("  → next default search (searchable)", f"{inc['search_s']:.1f} s",
         f"< {t['incremental_s']:.0f} s {verdict(inc['search_s'], t['incremental_s'])}",
-        f"{inc['today_rebuild_s']:.1f} s full rebuild")
+        f"{inc['today_rebuild_s']:.1f} s full rebuild", layers=inc["mode"])
     ic = r["incremental_cli"]
     row(f"+{r['more']} more, then palace-lab search (fresh process)", f"{ic['seconds']:.1f} s",
         f"< {t['incremental_s']:.0f} s {verdict(ic['seconds'], t['incremental_s'])}", "",
-        ic["rss_mb"])
+        ic["rss_mb"], r.get("default_mode", "") + (" (see the note below)" if ic["note"] else ""))
     row("bench process (latency, +100 in process)", "", f"< {t['peak_mb']:.0f} MB "
         f"{verdict(r['peak_mb'], t['peak_mb'])}", "", r["peak_mb"])
     print(f"\nscale benchmark: {r['exchanges']} exchanges; load average "
           f"{r['loadavg_start']:.1f} → {r['loadavg_end']:.1f} on {os.cpu_count()} CPUs; "
           f"today's path = {r['baseline_rev']}")
-    widths = [max(len(str(x[i])) for x in rows + [HEADER]) for i in range(5)]
+    widths = [max(len(str(x[i])) for x in rows + [HEADER]) for i in range(len(HEADER))]
     for line in [HEADER, tuple("-" * w for w in widths), *rows]:
         print("| " + " | ".join(str(c).ljust(w) for c, w in zip(line, widths)) + " |")
     print(f"\nfirst search used {first['note'] or 'the whole default mode'}")
@@ -516,7 +542,29 @@ def print_report(r: dict) -> None:
           + verdict(max([x for x in _rss_values(r)] + [0]), t["peak_mb"]))
 
 
-HEADER = ("step", "this code", "target", "today's path", "peak RSS")
+HEADER = ("step", "this code", "target", "today's path", "peak RSS", "layers (embedder)")
+
+
+def full_strength_rows(r: dict, row, est: float) -> None:
+    """The index step and the time to full strength, saying what they measured: on a reused
+    palace whose vectors were already stored the index step embeds nothing, so its time is
+    not a time to full strength (a fresh ``--db`` path, or none, measures it from scratch)."""
+    t, index = TARGETS, r["index"]
+    embedded = index.get("embedded")
+    done = "" if embedded is None else f" ({embedded:,} texts embedded)"
+    row(f"palace-lab index --modes {r['index_modes']}", f"{index['seconds']:.0f} s{done}",
+        f"< {t['full_strength_s']:.0f} s {verdict(index['seconds'], t['full_strength_s'])}", "",
+        index["rss_mb"], r.get("index_layers", r["index_modes"]))
+    if r.get("reused") and not embedded and not r["first_search"].get("embedded"):
+        row("time to full strength", "not measured: a reused palace, its vectors already "
+            "stored (0 texts embedded); run without --db to measure from scratch", "",
+            f"≈ {est:.0f} s of MiniLM float for verbatim alone")
+        return
+    what = ("first search + index, on a reused palace" if r.get("reused")
+            else "ingest + distill + first search + index")
+    row(f"time to full strength ({what})", f"{r['full_strength_s']:.0f} s",
+        f"< {t['full_strength_s']:.0f} s {verdict(r['full_strength_s'], t['full_strength_s'])}",
+        f"≈ {est:.0f} s of MiniLM float for verbatim alone", layers=r.get("index_layers", ""))
 
 
 def _rss_values(r: dict) -> list[float]:

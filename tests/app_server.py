@@ -28,6 +28,19 @@ def browser_missing() -> str | None:
     return None
 
 
+def browser_ready(tool: str) -> bool:
+    """For a benchmark: True when the real browser can run here (and the model hub is kept
+    offline for the servers it starts), else False with the reason on stderr."""
+    import sys
+
+    missing = browser_missing()
+    if missing:
+        print(f"{tool} skipped: {missing}", file=sys.stderr)
+        return False
+    os.environ.setdefault("HF_HUB_OFFLINE", "1")
+    return True
+
+
 def free_port() -> int:
     with socket.socket() as s:
         s.bind(("127.0.0.1", 0))

@@ -2,46 +2,41 @@
 
 from __future__ import annotations
 
-from dataclasses import astuple
-
 import pandas as pd
 import streamlit as st
 
 from palace_lab import rooms
 from palace_lab.charts.rooms import co_occurrence_heatmap, projection_scatter, room_map
-from palace_lab.store.memo import code_version
-from ui.data import budget, card_map_for, cards, content_key, disk_cached
+from palace_lab.experiments import page_figures
+from ui.data import cards, content_key
 from ui.exchange import paged, show_asked, show_card, show_messages
 from ui.search import background, build_status, prepare, ready
-from ui.state import db_path, distiller_version, embedder_name, engine, engine_for, palace
+from ui.state import (db_path, distiller_version, embedder_name, engine, engine_for, palace,
+                      palace_at)
 
 TSNE_MAX_POINTS = 1000
+PCA_MAX_POINTS = 5000  # a scatter of 50,000 points took 7 s to send and paint; a sample reads the same
 TABLE_ROWS = 200  # rooms shown at a time in the table
 
 
 def stats() -> list[rooms.RoomStat]:
     """Every room's size in exchanges and verbatim tokens, largest first; kept on disk by the
-    palace's content, so a fresh server reads them instead of every card (6 s at 50,000)."""
-    def compute() -> list[list]:
-        _, rows = budget()
-        tokens = {r.exchange_id: r.verbatim for r in rows}
-        filed = palace().card_rooms(distiller_version())
-        return [list(astuple(s)) for s in rooms.room_stats(filed, tokens)]
-
-    name = f"rooms-{content_key()[:16]}-{code_version('palace_lab.rooms', 'palace_lab.model')}"
-    return [rooms.RoomStat(*row) for row in disk_cached(str(db_path()), name, compute)]
+    palace's content (:func:`page_figures.room_stats`), so a fresh server reads them instead of
+    every card (6 s at 50,000)."""
+    return page_figures.room_stats(palace(), distiller_version())
 
 
 @st.cache_data(max_entries=16, show_spinner="Projecting the distilled embeddings…")
 def _projection(path: str, version: str, embedder: str, content: str, method: str,
                 colour_by: str | None, seed: int) -> tuple[list[dict], int]:
     index = engine_for(path, version, embedder).indexes.get("core", "exact")
-    keep = rooms.sample_rows(index.size, TSNE_MAX_POINTS if method == "tsne" else 1 << 30, seed)
+    keep = rooms.sample_rows(index.size, TSNE_MAX_POINTS if method == "tsne" else PCA_MAX_POINTS,
+                             seed)
     coords = rooms.project(index.index.vectors[keep], method, seed=seed)
     ids = [index.ids[i] for i in keep]
-    all_cards = card_map_for(path, version, content)
-    groups = rooms.colour_groups([all_cards[e] for e in ids if e in all_cards], room_type=colour_by)
-    return rooms.projection_rows(ids, coords, groups, all_cards), index.size
+    shown = palace_at(path).cards_by_id(version, ids)  # the sample's cards, not all 50,000
+    groups = rooms.colour_groups([shown[e] for e in ids if e in shown], room_type=colour_by)
+    return rooms.projection_rows(ids, coords, groups, shown), index.size
 
 
 def projection(method: str, colour_by: str | None, seed: int = 0) -> tuple[list[dict], int] | None:

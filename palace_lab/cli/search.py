@@ -93,16 +93,21 @@ def _tell_readiness(ready, args) -> None:
 def cmd_index(args) -> None:
     """Build (or load) every index the named modes need, with progress on stderr."""
     from palace_lab.cli.common import _emit, _palace
+    from palace_lab.experiments import page_figures
 
     with _palace(args) as palace:
         modes = _modes(args.modes or _palace_mode(palace))
         engine = _engine(args, palace)
         engine.prepare(modes, progress=_build_progress(), compact=True)
         log = engine.indexes.build_log
+        figures = page_figures.prepare_palace(palace, engine.distiller, engine=engine,
+                                              embedder=args.embedder)  # the app's first visit
     steps = _summarise_build(log)
-    _emit(args, {"modes": modes, "steps": steps},
-          "\n".join(f"{s['layer']:<14} {s['mechanism']:<6} {s['step']:<6} {s['n']:>7} rows"
-                    f"  {s['seconds']:.1f} s" for s in steps) or "nothing to build")
+    text = "\n".join(f"{s['layer']:<14} {s['mechanism']:<6} {s['step']:<6} {s['n']:>7} rows"
+                     f"  {s['seconds']:.1f} s" for s in steps) or "nothing to build"
+    made = ", ".join(f"{kind} {t:.1f} s" for took in figures.values() for kind, t in took.items())
+    _emit(args, {"modes": modes, "steps": steps, "page_figures": figures},
+          f"{text}\npage figures: {made}")
 
 
 def _summarise_build(log: list[dict]) -> list[dict]:

@@ -9,7 +9,7 @@ as the paper reports them (0.717 / 0.745 = 96%; best cross-layer 0.759).
 
 The figures are a derived cache, computed ahead (``./lab app`` runs ``python -m
 palace_lab.experiments.story --db DB`` before the server starts) and read by the Overview: a small
-JSON file in ``<palace>.indexes/figures/``, named by a hash of everything it depends on
+JSON file in the figures cache (:mod:`palace_lab.store.figures`, kind ``story``), named by a hash of everything it depends on
 (exchanges and cards, distiller version, embedder, modes, queries, judgments, the code that
 computes it), so a stale figure is never shown and a fresh server reads it without loading any
 model.
@@ -28,10 +28,11 @@ from typing import TYPE_CHECKING
 
 from palace_lab.experiments import query_sets as experiments
 from palace_lab.experiments.prefs import main_version
-from palace_lab.index.cache import cache_root, cards_fingerprint
+from palace_lab.index.cache import cards_fingerprint
 from palace_lab.model import content_hash
 from palace_lab.search import DEFAULT_MODE
 from palace_lab.settings import DEFAULT_EMBEDDER
+from palace_lab.store import figures
 
 if TYPE_CHECKING:
     from palace_lab.store import Palace
@@ -53,7 +54,7 @@ def _path(palace: Palace, distiller: str, embedder: str, modes, queries, qrels) 
     key = content_hash(palace.fingerprint(), cards_fingerprint(palace, distiller), code,
                        distiller, embedder, json.dumps(list(modes)),
                        json.dumps(queries, sort_keys=True), json.dumps(qrels, sort_keys=True))
-    return cache_root(palace) / "figures" / f"story-{key[:16]}.json"
+    return figures.figure_path(palace, "story", key[:16])
 
 
 def retrieval_figures(palace: Palace, *, distiller: str | None, query_set: str | None, embedder: str,
@@ -72,17 +73,13 @@ def retrieval_figures(palace: Palace, *, distiller: str | None, query_set: str |
         return None
     modes = list(experiments.DEFAULT_MODES)
     target = _path(palace, distiller, embedder, modes, queries, qrels)
-    if target.is_file():
-        return json.loads(target.read_text(encoding="utf-8"))
-    if not compute:
-        return None
+    found = figures.read(target)
+    if found is not None or not compute:
+        return found
     value = _compute(engine or _engine(palace, distiller, embedder), modes, queries, qrels,
                      progress)
     value.update(query_set=query_set, queries=len(queries), modes=len(modes))
-    target.parent.mkdir(parents=True, exist_ok=True)
-    part = target.with_suffix(f".{os.getpid()}.part")
-    part.write_text(json.dumps(value), encoding="utf-8")
-    part.replace(target)
+    figures.write(target, value)
     return value
 
 
@@ -137,9 +134,9 @@ def main(argv: list[str] | None = None) -> int:
     args = parser.parse_args(argv)
     with Palace.open(args.db, create=False) as palace:
         distiller = main_version(palace)
-        figures = retrieval_figures(palace, distiller=distiller, embedder=args.embedder,
-                                    query_set=default_query_set(palace))
-    print(json.dumps(figures, indent=1))
+        found = retrieval_figures(palace, distiller=distiller, embedder=args.embedder,
+                                  query_set=default_query_set(palace))
+    print(json.dumps(found, indent=1))
     return 0
 
 

@@ -9,6 +9,7 @@ beside it.
 
 from __future__ import annotations
 
+import random
 import statistics
 from collections.abc import Sequence
 from typing import TYPE_CHECKING
@@ -22,10 +23,21 @@ if TYPE_CHECKING:
 SOURCE_PRESERVATION = {"extractive": 0.95, "abstractive": 0.875}  # ~95%; ~85-90% (midpoint)
 
 
-def compress_all(palace: Palace, methods: Sequence[str] = METHODS, **options
-                 ) -> dict[str, list[SessionCompression]]:
-    """Every session of the palace compressed by each method (options as compress_session)."""
+def session_ids(palace: Palace, sample: int | None = None, seed: int = 0) -> tuple[list[str], int]:
+    """``(ids, total)``: the palace's sessions with exchanges, in palace order, or a seeded
+    sample of ``sample`` of them when there are more (the same sample for the same palace)."""
     ids = [c["conversation_id"] for c in palace.conversations() if c["n_exchanges"]]
+    if sample is None or len(ids) <= sample:
+        return ids, len(ids)
+    keep = set(random.Random(seed).sample(ids, sample))
+    return [cid for cid in ids if cid in keep], len(ids)
+
+
+def compress_all(palace: Palace, methods: Sequence[str] = METHODS, *, sample: int | None = None,
+                 **options) -> dict[str, list[SessionCompression]]:
+    """Every session of the palace (or a seeded ``sample`` of them: :func:`session_ids`)
+    compressed by each method (options as compress_session)."""
+    ids, _ = session_ids(palace, sample)
     return {m: [compress_session(palace, cid, m, **options) for cid in ids] for m in methods}
 
 

@@ -105,13 +105,14 @@ class BackgroundBuild:
         return self._status.running
 
     def needed(self, modes: Iterable) -> dict[PureMode, int]:
-        """``{run: texts to embed}`` of the vector runs of ``modes`` a search would leave out
-        or search behind right now."""
+        """``{run: texts to embed}`` of the vector runs of ``modes`` a search would leave out,
+        search behind, or search exactly for want of its graph (0 texts) right now."""
         runs: dict[PureMode, int] = {}
         for mode in modes:
             ready = self.engine.readiness(mode)
             runs.update(zip(ready.missing, ready.pending))
             runs.update(zip(ready.behind, ready.behind_pending))
+            runs.update((run, 0) for run in ready.exact)
         return runs
 
     def start(self, modes: Iterable) -> bool:
@@ -122,7 +123,9 @@ class BackgroundBuild:
             runs = self.needed(modes)
             if not runs:
                 return False
-            self.engine.building.update({run: max(n, 1) for run, n in runs.items()})
+            # a run with texts to embed is planned as missing (or behind) while it builds; a
+            # graph over stored vectors (0 texts) is searched exactly meanwhile
+            self.engine.building.update({run: max(n, 1) if n else 0 for run, n in runs.items()})
             runs = list(runs)
             self._status = BuildStatus(runs=tuple(str(r) for r in runs), run=str(runs[0]),
                                        running=True)

@@ -40,6 +40,7 @@ from palace_lab.model import Hit, hits_of
 from palace_lab.search import fusion
 from palace_lab.search.filters import Filters
 from palace_lab.search.modes import DEFAULT_MODE, FusedMode, Mode, PureMode, parse_mode
+from palace_lab.search import readiness as planning
 from palace_lab.search.readiness import BEHIND_EMBED_LIMIT, INLINE_EMBED_LIMIT, Readiness, substitute
 from palace_lab.settings import DEFAULT_EMBEDDER
 from palace_lab.text.broken import mend
@@ -107,7 +108,7 @@ class SearchEngine:
         instead."""
         parsed = _mode(mode)
         limit = self._inline_limit()
-        missing, pending, behind, behind_n, stale = [], [], [], [], {}
+        missing, pending, behind, behind_n, stale, exact = [], [], [], [], {}, []
         for run in dict.fromkeys(parsed.runs):
             building = self.building.get(run)
             n = self._pending(run) if building is None else building
@@ -119,9 +120,20 @@ class SearchEngine:
                 stale[run] = old
             elif building or n > limit:
                 missing.append(run), pending.append(n)
-        ready = Readiness(parsed, substitute(parsed, tuple(missing)), tuple(missing),
-                          tuple(pending), tuple(behind), tuple(behind_n))
+            elif self._unbuilt_graph(run, limit):
+                exact.append(run)
+        used = planning.searched_exactly(substitute(parsed, tuple(missing)), tuple(exact))
+        ready = Readiness(parsed, used, tuple(missing), tuple(pending), tuple(behind), tuple(behind_n),
+                         tuple(exact))
         return ready, stale
+
+    def _unbuilt_graph(self, run: PureMode, limit: float) -> bool:
+        """True for an HNSW run of a large layer whose graph is neither loaded nor cached
+        (its vectors are stored: nothing to embed), when searches may not build everything
+        inline (see :mod:`palace_lab.search.readiness`, *unbuilt graph*)."""
+        return (run.mechanism == "hnsw" and limit != math.inf
+                and not self.indexes.is_open(run.layer, run.mechanism)
+                and self.palace.count("exchanges") > planning.INLINE_GRAPH_ROWS)
 
     def answer(self, query: str, mode: str | Mode = DEFAULT_MODE, k: int = 10,
                filters: Filters | dict | None = None, *,

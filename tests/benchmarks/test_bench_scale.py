@@ -23,6 +23,23 @@ def test_a_family_that_ran_its_fallback_is_labelled_so(tiny):  # noqa: F811
     assert bench_scale.family_label("hnsw", built.readiness("hnsw:core")) == "hnsw"
 
 
+def test_the_time_to_full_strength_says_what_it_measured():
+    """A reused palace whose vectors were stored: the index step embedded nothing, so no time
+    to full strength is claimed; from scratch it is ingest + distill + index, with a target."""
+    rows = []
+    reused = {"index": {"seconds": 1.0, "rss_mb": 100, "embedded": 0}, "index_modes": "hybrid-wrrf",
+              "reused": True, "full_strength_s": 1.0, "embedder": "minilm-int8",
+              "first_search": {"embedded": 0}}
+    bench_scale.full_strength_rows(reused, lambda *a, **k: rows.append(a), 5000.0)
+    assert "0 texts embedded" in rows[0][1] and rows[1][1].startswith("not measured")
+    rows.clear()
+    fresh = {**reused, "reused": False, "full_strength_s": 900.0,
+             "index": {"seconds": 700.0, "rss_mb": 500, "embedded": 50200}}
+    bench_scale.full_strength_rows(fresh, lambda *a, **k: rows.append(a), 5000.0)
+    assert rows[1][0] == "time to full strength (ingest + distill + first search + index)"
+    assert rows[1][1] == "900 s" and rows[1][2] == "< 1200 s PASS"
+
+
 def test_seed_approach_uses_stored_vectors_only(tiny):  # noqa: F811
     palace = tiny[0]
     lexical = bench_scale.seed_approach(palace, ["zebrafish", "quokka retry"])

@@ -45,9 +45,6 @@ def test_no_module_renames_a_temporary_file_of_its_own():
     """Every file write by rename goes through write_atomic (folders swap by their own rule:
     index/cache.py, distill/corpus.py, store/opening.py)."""
     folder_swaps = {"files.py", "cache.py", "corpus.py", "opening.py"}
-    # The figures cache (experiments/story.py, with ui/data.py) is being made one on the issue
-    # 29 branch; it adopts write_atomic there.
-    folder_swaps.add("story.py")
     offenders = []
     for path in (ROOT / "palace_lab").rglob("*.py"):
         if path.name in folder_swaps:

@@ -164,12 +164,12 @@ def test_no_planted_secret_reaches_the_report(tmp_path, capsys):
 
 
 def test_the_app_button_never_measures_and_says_what_is_missing(tmp_path):
-    from palace_lab.experiments.story import cache_root
     from palace_lab.report import build_report
+    from palace_lab.store import figures as figures_cache
 
     with lab_palaces.build(tmp_path / "p.db") as palace:
         html = build_report(palace, embedder="fake", compute=False).decode()
-        figures = cache_root(palace) / "figures"
+        figures = figures_cache.folder(palace)
     assert report_data(html)["retrieval"]["reason"] == "not computed yet"
     assert "not computed yet" in html and "palace-lab report --db p.db" in html
     assert not list(figures.glob("story-*.json"))  # nothing was measured on the way

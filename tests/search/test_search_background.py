@@ -172,3 +172,35 @@ def test_a_failed_child_build_says_why(tmp_path):
     with pytest.raises(SearchError, match=r"cannot open .*absent\.db"):
         builder.prepare(["hnsw:verbatim"])
     assert builder.pid is not None
+
+
+def test_an_unbuilt_graph_is_searched_exactly_while_it_builds(tiny, tmp_path, monkeypatch):  # noqa: F811
+    """Vectors stored, graph never built, a large layer: searches read the vectors exactly
+    while the background builds the graph, then the graph is used."""
+    from palace_lab.search import readiness as planning
+
+    palace = tiny[0]
+    SearchEngine(palace, embedder="fake", cache=False).prepare(["exact:verbatim"])  # stores vectors
+    monkeypatch.setattr(planning, "INLINE_GRAPH_ROWS", 0)
+    engine = SearchEngine(palace, embedder="fake", inline_embed=4)
+    release, entered = threading.Event(), threading.Event()
+
+    class Held:
+        def __init__(self):
+            self.inner = _builder(tmp_path / "palace.db")()
+            self.palace = self.inner.palace
+
+        def prepare(self, modes, progress=None):
+            entered.set()
+            release.wait(30)
+            self.inner.prepare(modes, progress=progress)
+
+    build = BackgroundBuild(engine, Held)
+    assert build.needed([DEFAULT_MODE]) == {VERBATIM: 0}
+    assert build.start([DEFAULT_MODE]) and entered.wait(30)
+    during = engine.answer("zebrafish quokka", DEFAULT_MODE, k=3).readiness
+    assert during.exact == (VERBATIM,) and not during.missing
+    release.set()
+    build.join(30)
+    assert not build.status.error, build.status
+    assert not engine.answer("zebrafish quokka", DEFAULT_MODE, k=3).readiness.degraded

@@ -125,3 +125,25 @@ def test_pending_count_is_remembered_across_processes_until_a_vector_is_added(ti
     embed_texts(palace, FakeEmbedder(), texts[:1])  # one vector more: the note is stale
     assert SearchEngine(palace, embedder="fake", inline_embed=0).readiness(
         DEFAULT_MODE).pending == (3,)
+
+
+def test_an_unbuilt_graph_of_a_large_layer_is_searched_exactly(tiny, monkeypatch):  # noqa: F811
+    """Vectors stored, graph never built (a palace copied without its index folder), layer
+    above INLINE_GRAPH_ROWS: the search reads the stored vectors exactly instead of building
+    the graph (13-41 s at 50,000), in the same place of the mode, and says so."""
+    from palace_lab.search import readiness as planning
+
+    palace = tiny[0]
+    SearchEngine(palace, embedder="fake", cache=False).prepare(["exact:verbatim"])  # stores vectors
+    monkeypatch.setattr(planning, "INLINE_GRAPH_ROWS", 0)
+    engine = SearchEngine(palace, embedder="fake", inline_embed=4)
+    answer = engine.answer("zebrafish quokka", DEFAULT_MODE, k=3)
+    exact = str(parse_mode(DEFAULT_MODE)).replace("hnsw:verbatim", "exact:verbatim")
+    assert [str(r) for r in answer.readiness.exact] == ["hnsw:verbatim"] and not answer.readiness.missing
+    assert str(answer.readiness.used) == str(parse_mode(exact))
+    assert "graph not built yet: hnsw:verbatim" in answer.readiness.note() and answer.readiness.degraded
+    assert answer.hits == engine.search("zebrafish quokka", exact, k=3)
+    assert not engine.indexes.is_cached("verbatim", "hnsw")  # no graph was built
+    assert engine.indexes.is_cached("verbatim", "exact")
+    engine.prepare([DEFAULT_MODE])  # what `palace-lab index` does: then the graph is used
+    assert not engine.answer("zebrafish quokka", DEFAULT_MODE, k=3).readiness.degraded
