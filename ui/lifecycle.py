@@ -17,10 +17,9 @@ import pandas as pd
 import streamlit as st
 
 from palace_lab.charts import lifecycle as charts
-from palace_lab.experiments import page_figures
+from palace_lab.experiments import lifecycle_figures, page_figures
 from palace_lab.ingest.traffic import toolcalls
-from palace_lab.lifecycle import compress, consolidate, pack, report, validate, vocabulary
-from palace_lab.lifecycle.timeline import replay
+from palace_lab.lifecycle import compress, consolidate, pack, report, validate
 from palace_lab.store.contents import projects
 from ui.exchange import clip, md_escape, paged
 from ui.state import db_path, distiller_version, distiller_versions, palace, palace_at
@@ -52,12 +51,16 @@ def _sessions(path: str, fingerprint: str) -> dict:
 
 @st.cache_data(max_entries=8, show_spinner="Replaying consolidation over the timeline…")
 def _replay(path: str, fingerprint: str, step: str, extend: int, schedule) -> list:
-    return replay(palace_at(path), step=step, extend_days=extend, schedule=schedule)
+    """Kept on disk by the palace's content and the settings (made ahead by ``palace-lab
+    index`` for the tab's first settings: :mod:`lifecycle_figures`)."""
+    return lifecycle_figures.replay_snapshots(palace_at(path), step, extend, schedule)
 
 
 @st.cache_data(max_entries=4, show_spinner="Measuring surviving vocabulary…")
 def _vocabulary(path: str, fingerprint: str, versions: tuple) -> list:
-    return vocabulary.vocabulary_report(palace_at(path), list(versions))
+    """Kept on disk by the palace's and the versions' cards' content (made ahead by
+    ``palace-lab index``: :mod:`lifecycle_figures`)."""
+    return lifecycle_figures.vocabulary_rows(palace_at(path), versions)
 
 
 def toolcalls_panel() -> None:
@@ -150,10 +153,15 @@ def llm_option(conversation_id: str) -> None:
 
 def consolidation_panel() -> None:
     a, b, c, d = st.columns(4)
-    step = a.selectbox("Step", ["1D", "7D", "14D"], index=1, key="life_step")
-    extend = b.slider("Days after the last exchange", 0, 120, 30, key="life_extend")
-    min_items = c.number_input("L1 batch (≥ items)", 1, 50, 5, key="life_l1")
-    min_sum = d.number_input("L2 digest (≥ summaries)", 1, 20, 3, key="life_l2")
+    steps = ["1D", "7D", "14D"]
+    step = a.selectbox("Step", steps, index=steps.index(lifecycle_figures.REPLAY_STEP),
+                       key="life_step")
+    extend = b.slider("Days after the last exchange", 0, 120, lifecycle_figures.REPLAY_EXTEND_DAYS,
+                      key="life_extend")
+    first = consolidate.Schedule()  # the schedule the tab's figure is made ahead with
+    min_items = c.number_input("L1 batch (≥ items)", 1, 50, first.l1_min_items, key="life_l1")
+    min_sum = d.number_input("L2 digest (≥ summaries)", 1, 20, first.l2_min_summaries,
+                             key="life_l2")
     schedule = replace(consolidate.Schedule(), l1_min_items=int(min_items),
                        l2_min_summaries=int(min_sum))
     snaps = _replay(*_key(), step, int(extend), schedule)
@@ -172,7 +180,7 @@ def consolidation_panel() -> None:
 
 
 def validation_panel() -> None:
-    versions = tuple(v["version"] for v in distiller_versions() if v["cards"])
+    versions = tuple(v["version"] for v in distiller_versions() if v["cards"])  # as prepared
     if versions:
         rows = _vocabulary(*_key(), versions)
         st.dataframe(pd.DataFrame(rows).drop(columns="definitions"), width="stretch", hide_index=True)

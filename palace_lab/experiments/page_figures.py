@@ -2,7 +2,8 @@
 
 The Overview and Budgets read every exchange's token counts (:func:`budget_rows`), Rooms the
 size of every room (:func:`room_stats`), Memory lifecycle every exchange's tool traffic
-(:func:`toolcall_rows`). At 50,000 exchanges each takes tens of seconds to compute from the
+(:func:`toolcall_rows`), its consolidation replay and card vocabulary
+(:mod:`palace_lab.experiments.lifecycle_figures`). At 50,000 exchanges each takes tens of seconds to compute from the
 palace, so each is kept in the figures cache (:mod:`palace_lab.store.figures`), keyed by the
 palace's content, the distiller version and the code that computes it: a page reads a file.
 
@@ -22,8 +23,10 @@ from typing import TYPE_CHECKING
 from palace_lab import rooms
 from palace_lab.budget import DEFAULT_ENCODING, ExchangeBudget
 from palace_lab.budget import budget_rows as count_budget_rows
+from palace_lab.experiments import lifecycle_figures
 from palace_lab.index.cache import cards_fingerprint
 from palace_lab.ingest.traffic import toolcalls
+from palace_lab.lifecycle import pack
 from palace_lab.model import content_hash
 from palace_lab.store import figures
 from palace_lab.store.memo import code_version
@@ -82,6 +85,7 @@ def prepare_palace(palace: Palace, searched: str | None = None,
 
     versions = dict.fromkeys(v for v in (main_version(palace), searched) if v) or {None: None}
     took = {str(v): prepare(palace, v, progress) for v in versions}
+    took[next(iter(took))].update(lifecycle_figures.prepare(palace))  # every version's at once
     start = time.perf_counter()
     if engine is not None and embedder and story_figures(palace, engine, embedder):
         took[str(engine.distiller)]["story"] = round(time.perf_counter() - start, 3)
@@ -112,6 +116,7 @@ def prepare(palace: Palace, version: str | None,
              "toolcalls": lambda: toolcall_rows(palace)}
     if version:
         steps["rooms"] = lambda: room_stats(palace, version)
+        steps["importance"] = lambda: pack.importances(palace, version)  # the memory pack's
     took = {}
     for i, (kind, make) in enumerate(steps.items()):
         start = time.perf_counter()

@@ -16,7 +16,14 @@ A pack is built from the distilled cards of one distiller version:
 3. Selection: the longest *prefix* of the ranking whose rendering fits the budget, counted
    with the real tokenizer on the whole rendered text, headers included. A pack never
    exceeds its budget; a budget below the bare header is refused.
-   Every card field and the focus pass the redactor first (:func:`palace_lab.redact.stored_card`).
+   Every card field shown and the focus pass the redactor first (the fields of
+   :func:`palace_lab.redact.stored_card`).
+
+The ranking reads the candidates' cards, projects and times, and each card's importance, a
+figure of the palace's content kept in the figures cache (:func:`importances`, made ahead by
+``palace-lab index``). Only the items a pack may show are redacted, counted and given their
+request, :data:`CHUNK` at a time: at 50,000 cards a pack of 39,000 tokens reads a few hundred
+requests, not every exchange.
 4. Rendering: items grouped by room (the room asked for, else the card's room that most
    candidates share, then the most relevant one), rooms in the order of their best item,
    items in rank order; every item names its exchange id for drill-down and, on its next line,
@@ -35,11 +42,16 @@ from typing import TYPE_CHECKING
 
 from palace_lab.text.words import LOOSE_TERM
 from palace_lab.errors import InputError, PalaceError
+from palace_lab.index.cache import cards_fingerprint
 from palace_lab.lifecycle.consolidate import parse_time
 from palace_lab.lifecycle.importance import IMPORTANCE_ORDER, tag
 from palace_lab.lifecycle.sentences import split_sentences
+from palace_lab.model import content_hash
 from palace_lab.redact import redact_text, stored_card
+from palace_lab.redact.known import redact_with_known
 from palace_lab.request import request_opening
+from palace_lab.store import figures
+from palace_lab.store.memo import code_version
 from palace_lab.tokens import DEFAULT_ENCODING, count_tokens
 
 if TYPE_CHECKING:
@@ -49,6 +61,7 @@ FORMATS = ("markdown", "json")
 IMPORTANCE = {"critical": 1.0, "high": 0.75, "medium": 0.5, "low": 0.25}
 HALF_LIFE_DAYS = 30.0
 REQUEST_CHARS = 120
+CHUNK = 256  # items redacted and counted at a time (a 39,000-token pack shows a few hundred)
 _TERM = LOOSE_TERM
 
 
@@ -105,7 +118,7 @@ def _terms(text: str) -> set[str]:
     return {t.lower() for t in _TERM.findall(text) if len(t) > 1}
 
 
-def relevance(palace: Palace, query: str, exchanges: dict, cards: dict, *, distiller: str,
+def relevance(palace: Palace, query: str, cards: dict, *, distiller: str,
               search_mode: str) -> dict[str, float]:
     """Relevance 0-1 of each candidate to the focus query (see the module docstring). A mode
     that does not parse is the caller's mistake and raises
@@ -116,9 +129,10 @@ def relevance(palace: Palace, query: str, exchanges: dict, cards: dict, *, disti
     parse_mode(search_mode)
     try:
         engine = SearchEngine(palace, distiller=distiller)
-        hits = engine.search(query, mode=search_mode, k=max(1, len(palace.exchanges())))
+        hits = engine.search(query, mode=search_mode, k=max(1, palace.count("exchanges")))
     except PalaceError:  # SearchError included: no index or model for this mode here
-        return _overlap(query, exchanges, cards)
+        return _overlap(query, palace.exchanges_by_id(list(cards)),
+                        palace.cards_by_id(distiller, list(cards)))
     scores = {h.exchange_id: h.score for h in hits if h.exchange_id in cards and h.score > 0}
     top = max(scores.values(), default=0.0)
     return {eid: s / top for eid, s in scores.items()} if top else {}
@@ -145,6 +159,20 @@ def importance_of(card, exchange) -> str:
     return min(found, key=IMPORTANCE_ORDER.index)
 
 
+def importances(palace: Palace, distiller: str) -> dict[str, str]:
+    """Every card's :func:`importance_of` (on the card as stored cards are shown, redacted),
+    by exchange id: kept in the figures cache, keyed by the exchanges', the cards' content and
+    this code, so the ranking tags no text at the pack's first build after an index."""
+    def compute() -> dict[str, str]:
+        exchanges = {e.exchange_id: e for e in palace.exchanges()}
+        return {eid: importance_of(stored_card(c), exchanges[eid])
+                for eid, c in palace.card_map(distiller).items() if eid in exchanges}
+
+    key = (f"{content_hash(palace.fingerprint(), cards_fingerprint(palace, distiller))[:16]}-"
+           f"{code_version(__name__, 'palace_lab.lifecycle.importance', 'palace_lab.redact.core')}")
+    return figures.cached(palace, "importance", key, compute)
+
+
 def _room(card, room: str | None, sizes: Counter) -> tuple[str, str]:
     """The room asked for, else the card's room shared by most candidates (then relevance)."""
     if room:
@@ -156,24 +184,24 @@ def _room(card, room: str | None, sizes: Counter) -> tuple[str, str]:
     return best.room_key, best.room_label
 
 
-def rank(cards: dict, exchanges: dict, scores: dict[str, float] | None, *,
-         room: str | None = None) -> list[PackItem]:
-    """Candidates as pack items, best first (see the module docstring for the priority)."""
-    times = {eid: parse_time(exchanges[eid].timestamp) for eid in cards if exchanges[eid].timestamp}
+def rank(cards: dict, facets: dict, importance: dict[str, str], scores: dict[str, float] | None,
+         *, room: str | None = None) -> list[PackItem]:
+    """Candidates as pack items, best first (see the module docstring for the priority), without
+    their text yet; ``cards``: each candidate's rooms (a card or a
+    :class:`~palace_lab.store.cards.CardRooms`) by exchange id, ``facets``: ``{exchange_id:
+    (project, timestamp)}``, ``importance``: by exchange id."""
+    times = {eid: parse_time(facets[eid][1]) for eid in cards if facets[eid][1]}
     sizes = Counter(r.room_key for c in cards.values() for r in c.room_assignments)
     newest = max(times.values(), default=None)
     items = []
     for eid, card in cards.items():
-        e = exchanges[eid]
         t = times.get(eid)
         age = (newest - t).total_seconds() / 86400 if t and newest else None
         recency = 0.5 ** (age / HALF_LIFE_DAYS) if age is not None else 0.0
-        importance = importance_of(card, e)
-        priority = IMPORTANCE[importance] + recency + 2 * (scores or {}).get(eid, 0.0)
+        priority = IMPORTANCE[importance[eid]] + recency + 2 * (scores or {}).get(eid, 0.0)
         key, label = _room(card, room, sizes)
-        items.append(PackItem(eid, key, label, t.strftime("%Y-%m-%d") if t else "", e.project,
-                              importance, priority, card.exchange_core, card.specific_context,
-                              tuple(card.files_touched)))
+        items.append(PackItem(eid, key, label, t.strftime("%Y-%m-%d") if t else "", facets[eid][0],
+                              importance[eid], priority, "", ""))  # text: see :func:`_shown`
     stamp = {eid: t.timestamp() for eid, t in times.items()}
     return sorted(items, key=lambda i: (-i.priority, -stamp.get(i.exchange_id, 0.0), i.exchange_id))
 
@@ -231,22 +259,53 @@ def render_json(items: Sequence[PackItem], meta: dict) -> str:
 RENDERERS = {"markdown": render_markdown, "json": render_json}
 
 
-def _fit(ranking: Sequence[PackItem], meta: dict, fmt: str, budget: int, encoding: str
+def _clean(text: str) -> str:
+    return redact_with_known(text, {}).text  # what :func:`stored_card` does to each field
+
+
+def redacted(item: PackItem, card) -> PackItem:
+    """The item with its card's text, every card field as :func:`stored_card` shows it."""
+    return replace(item, room_key=_clean(item.room_key), room_label=_clean(item.room_label),
+                   core=_clean(card.exchange_core), context=_clean(card.specific_context),
+                   files=tuple(_clean(f) for f in card.files_touched))
+
+
+def _shown(palace: Palace, distiller: str, chunk: Sequence[PackItem]) -> list[PackItem]:
+    """A chunk of the ranking as a pack may show it: its cards read, redacted."""
+    cards = palace.cards_by_id(distiller, [i.exchange_id for i in chunk])
+    return [redacted(i, cards[i.exchange_id]) for i in chunk]
+
+
+def _part(item: PackItem, fmt: str) -> str:
+    return markdown_item(item) if fmt == "markdown" else json.dumps(item.to_dict())
+
+
+def _prefix(ranking: Sequence[PackItem], meta: dict, fmt: str, budget: int, encoding: str,
+            finish=lambda chunk: chunk) -> list[PackItem]:
+    """The longest ranking prefix whose parts (each item through ``finish``) fit the budget,
+    read :data:`CHUNK` items at a time. The sum of parts overestimates little; the exact count
+    of the whole text decides in :func:`_fit`."""
+    used = count_tokens([RENDERERS[fmt]([], meta)], encoding)[0]
+    kept: list[PackItem] = []
+    rooms: set[str] = set()
+    for start in range(0, len(ranking), CHUNK):
+        chunk = finish(ranking[start:start + CHUNK])
+        for item, cost in zip(chunk, count_tokens([_part(i, fmt) for i in chunk], encoding)):
+            extra = cost + (0 if item.room_key in rooms else 12 + len(item.room_label) // 3)
+            if used + extra > budget:
+                return kept
+            used = used + extra
+            kept.append(item)
+            rooms.add(item.room_key)
+    return kept
+
+
+def _fit(shown: Sequence[PackItem], meta: dict, fmt: str, budget: int, encoding: str
          ) -> tuple[str, int, int]:
-    """(text, tokens, number of items) of the longest ranking prefix within the budget."""
-    render = RENDERERS[fmt]
-    # Sum of parts overestimates little; the exact count of the whole text decides below.
-    parts = count_tokens([markdown_item(i) if fmt == "markdown" else json.dumps(i.to_dict())
-                          for i in ranking] + [render([], meta)], encoding)
-    used, n, rooms = parts[-1], 0, set()
-    for item, cost in zip(ranking, parts):
-        extra = cost + (0 if item.room_key in rooms else 12 + len(item.room_label) // 3)
-        if used + extra > budget:
-            break
-        used, n = used + extra, n + 1
-        rooms.add(item.room_key)
+    """(text, tokens, number of items) of the longest prefix of ``shown`` within the budget."""
+    render, n = RENDERERS[fmt], len(shown)
     while True:
-        text = render(ranking[:n], meta)
+        text = render(shown[:n], meta)
         tokens = count_tokens([text], encoding)[0]
         if tokens <= budget:
             return text, tokens, n
@@ -267,24 +326,22 @@ def build_pack(palace: Palace, budget: int, *, focus_query: str | None = None, p
     distiller = distiller or palace.latest_distiller()
     if not distiller:
         raise PalaceError("this palace has no distilled cards; run `palace-lab distill --db DB` first")
-    exchanges = {e.exchange_id: e for e in palace.exchanges()}
-    cards = {eid: c for eid, c in palace.card_map(distiller).items() if eid in exchanges
-             and (not project or exchanges[eid].project == project)
+    facets = palace.exchange_facets()
+    cards = {c.exchange_id: c for c in palace.card_rooms(distiller) if c.exchange_id in facets
+             and (not project or facets[c.exchange_id][0] == project)
              and (not room or any(room in (r.room_key, r.room_label) for r in c.room_assignments))}
-    cards = {eid: stored_card(c) for eid, c in cards.items()}  # a pack carries no secret
     scores = None
     if focus_query:
-        scores = relevance(palace, focus_query, exchanges, cards, distiller=distiller,
-                           search_mode=search_mode)
+        scores = relevance(palace, focus_query, cards, distiller=distiller, search_mode=search_mode)
         cards = {eid: c for eid, c in cards.items() if scores.get(eid)}
-    ranking = rank(cards, exchanges, scores, room=room)
+    ranking = rank(cards, facets, importances(palace, distiller), scores, room=room)
     focus = {k: redact_text(v) for k, v in (("query", focus_query), ("project", project),
                                              ("room", room)) if v}
     meta = {"distiller": distiller, "budget": budget, "encoding": encoding, "focus": focus}
-    _, _, most = _fit(ranking, meta, fmt, budget, encoding)  # a request only adds tokens
-    ranking = [replace(i, request=request_opening(exchanges[i.exchange_id], REQUEST_CHARS))
-               for i in ranking[:most]] + ranking[most:]
-    text, tokens, n = _fit(ranking, meta, fmt, budget, encoding)
-    return Pack(text, fmt, budget, tokens, tuple(ranking[:n]),
+    shown = _prefix(ranking, meta, fmt, budget, encoding,
+                    lambda chunk: _shown(palace, distiller, chunk))  # a pack carries no secret
+    asked = palace.exchanges_by_id([i.exchange_id for i in shown])  # a request only adds tokens
+    shown = [replace(i, request=request_opening(asked[i.exchange_id], REQUEST_CHARS)) for i in shown]
+    text, tokens, n = _fit(_prefix(shown, meta, fmt, budget, encoding), meta, fmt, budget, encoding)
+    return Pack(text, fmt, budget, tokens, tuple(shown[:n]),
                 tuple(i.exchange_id for i in ranking), distiller, encoding, focus)
-

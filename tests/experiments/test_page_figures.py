@@ -12,9 +12,10 @@ def test_prepare_makes_every_page_figure_once(tmp_path, monkeypatch):
     with lab_palaces.build(tmp_path / "p.db") as palace:
         version = main_version(palace)
         took = page_figures.prepare_palace(palace)
-        assert set(took) == {version} and set(took[version]) == {"budget2", "toolcalls", "rooms"}
+        made = {"budget2", "toolcalls", "rooms", "importance", "replay", "vocabulary"}
+        assert set(took) == {version} and set(took[version]) == made
         kinds = {f.name.split("-")[0] for f in (tmp_path / "p.db.indexes" / "figures").iterdir()}
-        assert kinds == {"budget2", "toolcalls", "rooms"}
+        assert kinds == made
         rows = page_figures.budget_rows(palace, version)
         rooms = page_figures.room_stats(palace, version)
         calls = page_figures.toolcall_rows(palace)
