@@ -63,3 +63,24 @@ def test_the_embedding_space_reads_only_the_sampled_cards(indexed, monkeypatch):
     at.run()
     clean(at)
     assert at.get("plotly_chart")
+
+
+@pytest.mark.parametrize("tab", ["Consolidation", "Validation", "Memory pack"])
+def test_the_slow_lifecycle_tabs_read_the_kept_figures(indexed, monkeypatch, tab):
+    """The consolidation replay, the cards' vocabulary and the cards' importance for the pack
+    were made by ``palace-lab index`` (45 s, 46 s and 22 s on first opening at 50,000)."""
+    from palace_lab.experiments import lifecycle_figures
+    from palace_lab.lifecycle import pack
+
+    def no(*_a, **_k):
+        raise AssertionError(f"{tab} computed its figure on a first opening")
+
+    monkeypatch.setattr(lifecycle_figures, "replay", no)
+    monkeypatch.setattr(lifecycle_figures.vocabulary, "vocabulary_report", no)
+    monkeypatch.setattr(pack, "importance_of", no)
+    monkeypatch.setattr(Palace, "exchanges", no)
+    at = start("pages/lifecycle.py")
+    at.session_state["life_tab"] = tab
+    at.run()
+    clean(at)
+    assert at.get("plotly_chart") or at.get("download_button")
