@@ -34,6 +34,7 @@ requests, not every exchange.
 
 from __future__ import annotations
 
+import inspect
 import json
 from collections import Counter
 from collections.abc import Sequence
@@ -61,6 +62,8 @@ FORMATS = ("markdown", "json")
 IMPORTANCE = {"critical": 1.0, "high": 0.75, "medium": 0.5, "low": 0.25}
 HALF_LIFE_DAYS = 30.0
 REQUEST_CHARS = 120
+IMPORTANCE_CODE = ("palace_lab.lifecycle.importance", "palace_lab.lifecycle.sentences",
+                   "palace_lab.redact.core", "palace_lab.redact.rules", "palace_lab.redact.known")
 CHUNK = 256  # items redacted and counted at a time (a 39,000-token pack shows a few hundred)
 _TERM = LOOSE_TERM
 
@@ -131,8 +134,8 @@ def relevance(palace: Palace, query: str, cards: dict, *, distiller: str,
         engine = SearchEngine(palace, distiller=distiller)
         hits = engine.search(query, mode=search_mode, k=max(1, palace.count("exchanges")))
     except PalaceError:  # SearchError included: no index or model for this mode here
-        return _overlap(query, palace.exchanges_by_id(list(cards)),
-                        palace.cards_by_id(distiller, list(cards)))
+        shown = {eid: stored_card(c) for eid, c in palace.cards_by_id(distiller, list(cards)).items()}
+        return _overlap(query, palace.exchanges_by_id(list(cards)), shown)
     scores = {h.exchange_id: h.score for h in hits if h.exchange_id in cards and h.score > 0}
     top = max(scores.values(), default=0.0)
     return {eid: s / top for eid, s in scores.items()} if top else {}
@@ -168,8 +171,8 @@ def importances(palace: Palace, distiller: str) -> dict[str, str]:
         return {eid: importance_of(stored_card(c), exchanges[eid])
                 for eid, c in palace.card_map(distiller).items() if eid in exchanges}
 
-    key = (f"{content_hash(palace.fingerprint(), cards_fingerprint(palace, distiller))[:16]}-"
-           f"{code_version(__name__, 'palace_lab.lifecycle.importance', 'palace_lab.redact.core')}")
+    code = content_hash(inspect.getsource(importance_of), code_version(*IMPORTANCE_CODE))[:8]
+    key = f"{content_hash(palace.fingerprint(), cards_fingerprint(palace, distiller))[:16]}-{code}"
     return figures.cached(palace, "importance", key, compute)
 
 

@@ -77,7 +77,7 @@ def test_the_slow_lifecycle_tabs_read_the_kept_figures(indexed, monkeypatch, tab
 
     monkeypatch.setattr(lifecycle_figures, "replay", no)
     monkeypatch.setattr(lifecycle_figures.vocabulary, "vocabulary_report", no)
-    monkeypatch.setattr(pack, "importance_of", no)
+    monkeypatch.setattr(pack, "tag", no)  # what importance_of calls
     monkeypatch.setattr(Palace, "exchanges", no)
     at = start("pages/lifecycle.py")
     at.session_state["life_tab"] = tab

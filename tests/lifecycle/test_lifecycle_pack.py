@@ -128,7 +128,7 @@ def test_a_pack_reads_only_what_it_may_show(palace, monkeypatch):
         raise AssertionError("every exchange read or every card tagged again")
 
     monkeypatch.setattr(store, "exchanges", whole)
-    monkeypatch.setattr(packing, "importance_of", whole)
+    monkeypatch.setattr(packing, "tag", whole)  # what importance_of calls
     monkeypatch.setattr(store, "exchanges_by_id", lambda self, ids: asked.extend(ids) or by_id(self, ids))
     again = build_pack(palace, 600)
     assert again.text == first.text and again.ranking == first.ranking
