@@ -81,11 +81,10 @@ def _best(cands, budget: int) -> tuple[int, str] | None:
         return beyond[1], beyond[2]
     if inside:
         return inside[1], inside[2]
-    fitting = [c for c in cands if c[1] <= stretch]
-    return min((c[1], c[2]) for c in fitting) if fitting else None
+    return _shortest(cands, stretch)
 
 
-def _shortest(cands, limit: int) -> tuple[int, str] | None:
+def _shortest(cands, limit: float) -> tuple[int, str] | None:
     """The cheapest candidate, when it costs at most ``limit`` tokens."""
     cheapest = min(((c[1], c[2]) for c in cands), default=None)
     return cheapest if cheapest and cheapest[0] <= limit else None

@@ -179,8 +179,7 @@ class RulesDistiller(Distiller):
         # The person's words first: an IDE selection or a system reminder is not the request.
         request = person_words(exchange.request
                                or next((t for lbl, t in messages if lbl == "user"), ""))
-        outcome = final_report(messages) or failure(messages) or last_action(messages)
-        core = make_core(request[:REQUEST_CHARS], outcome, said, core_weights,
+        core = make_core(request[:REQUEST_CHARS], outcome(messages), said, core_weights,
                          core_budget, max_chars=self.core_chars,
                          request_share=self.request_share, limit=budget)
         return core, context
@@ -198,12 +197,19 @@ def final_report(messages: list[tuple[str, str]]) -> str:
     return messages[end - 1][1] if end and messages[end - 1][0] == "assistant" else ""
 
 
+def outcome(messages: list[tuple[str, str]]) -> str:
+    """What was done or found: the agent's final report; when the agent never spoke, the error
+    a tool reported (:func:`failure`), else its last action (:func:`last_action`)."""
+    report = final_report(messages)
+    if report or any(label == "assistant" for label, _ in messages):
+        return report
+    return failure(messages) or last_action(messages)
+
+
 def failure(messages: list[tuple[str, str]]) -> str:
-    """What happened when the agent never spoke and a tool reported an error (a model provider
-    refusing the request, a run interrupted): the last error line and the explanation printed
-    after it (an interrupt only when nothing else failed); else nothing."""
-    if any(label == "assistant" for label, _ in messages):
-        return ""
+    """The error a tool reported (a model provider refusing the request, a run interrupted):
+    the last error line and the explanation printed after it (an interrupt only when nothing
+    else failed); else nothing."""
     lines = [line.strip() for label, text in messages if label == "tool result"
              for line in text.splitlines() if line.strip()]
     errors = [i for i, line in enumerate(lines) if _ERROR_LINE.search(line)]
@@ -212,11 +218,9 @@ def failure(messages: list[tuple[str, str]]) -> str:
 
 
 def last_action(messages: list[tuple[str, str]]) -> str:
-    """When the agent never spoke, what it did last: the subject of its last tool call that
-    names one (the command it ran, the file it read or wrote, the question it asked), as the
-    reader names tool rows (``ingest.traffic.subject``); else nothing."""
-    if any(label == "assistant" for label, _ in messages):
-        return ""
+    """What the agent did last: the subject of its last tool call that names one (the command
+    it ran, the file it read or wrote, the question it asked), as the reader names tool rows
+    (``ingest.traffic.subject``); else nothing."""
     calls = [(label.removeprefix("tool call").strip(), text) for label, text in messages
              if label.startswith("tool call")]
     return next((s for s in (subject(parse_call(name, text)) for name, text in reversed(calls))

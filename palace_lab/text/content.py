@@ -28,6 +28,17 @@ GENERIC = frozenset(
 )
 
 
+# Words that make no request on their own: greetings, go-aheads, bare verbs of agreement.
+EMPTY_WORDS = frozenset(
+    """
+    hi hello hey thanks thank ok okay continue proceed go ahead yes yeah yep no nope sure
+    please implement fix do done next else more again retry same following above below
+    lgtm cool nice awesome perfect wow great good fine alright proceeding carry keep going
+    """.split())
+
+_NOT_CONTENT = STOPWORDS | GENERIC | EMPTY_WORDS  # built once: read for every word
+
+
 def content_words(text: str) -> int:
     """How many words of ``text`` carry content: not a function, filler or generic word; a run
     of CJK characters counts one word per two characters."""
@@ -36,18 +47,9 @@ def content_words(text: str) -> int:
         cjk = len(CJK.findall(word))
         if cjk:
             n += max(1, cjk // 2)
-        elif len(word) > 1 and word.strip("'’-./") not in STOPWORDS | GENERIC | EMPTY_WORDS:
+        elif len(word) > 1 and word.strip("'’-./") not in _NOT_CONTENT:
             n += 1
     return n
-
-
-# Words that make no request on their own: greetings, go-aheads, bare verbs of agreement.
-EMPTY_WORDS = frozenset(
-    """
-    hi hello hey thanks thank ok okay continue proceed go ahead yes yeah yep no nope sure
-    please implement fix do done next else more again retry same following above below
-    lgtm cool nice awesome perfect wow great good fine alright proceeding carry keep going
-    """.split())
 
 
 def is_content_free(part: str) -> bool:

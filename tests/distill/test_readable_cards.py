@@ -232,7 +232,8 @@ def test_when_the_agent_never_spoke_the_core_says_what_happened(e, says, stats):
 
 
 def test_the_outcome_passes_over_an_unanswered_continue(stats):
-    from palace_lab.distill.rules import final_report, split_messages
+    from palace_lab.distill.rules import final_report
+    from palace_lab.ingest.segment import split_messages
 
     e = _with_tools("c", "[user] fix the retry loop in worker.py",
                     "[tool call Bash] pytest -q", "[tool result] 3 passed",
